@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that building, running and testing rnic_exporter needs.
+# Idempotent: apt-get skips what is already installed.
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+export DEBIAN_FRONTEND=noninteractive
+PKGS=(
+  # build
+  build-essential cmake pkg-config ninja-build
+  libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
+  prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format clang-tidy
+  # host-side test tools
+  curl prometheus prometheus-node-exporter python3 jq
+  # Soft-RoCE VM harness (tests/vm)
+  qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
+  ibverbs-providers perftest rdmacm-utils infiniband-diags
+)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+# Debian starts these services on install; the tests run their own instances.
+for svc in prometheus prometheus-node-exporter; do
+  if command -v systemctl >/dev/null && systemctl is-active --quiet "$svc" 2>/dev/null; then
+    $SUDO systemctl stop "$svc" || true
+  fi
+done
+echo "setup: all packages present"
