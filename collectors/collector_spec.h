@@ -48,11 +48,23 @@ struct CollectorArgs {
 using CollectorFactory =
     std::function<Result<std::unique_ptr<Collector>>(const CollectorArgs&)>;
 
+// One exported family, for the README's metrics reference (a unit test keeps
+// the README table and these lists equal) and for the output check (every
+// family a collector emits must match one of its docs). A name may hold one
+// placeholder in angle brackets, e.g. "rnic_hw_<counter>_total".
+struct MetricDoc {
+  std::string name;
+  std::string type;    // counter | gauge | histogram
+  std::string labels;  // comma-separated, e.g. "device,port"
+  std::string help;
+};
+
 struct CollectorSpec {
   std::string name;
   std::string help;
   bool default_enabled = true;
   std::vector<OptionSpec> options;
+  std::vector<MetricDoc> metrics;
   CollectorFactory factory;
 };
 
