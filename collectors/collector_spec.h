@@ -34,6 +34,9 @@ struct SharedFacts {
   // Set by netlink_stat when STAT_GET works: sysfs then leaves hw_counters/
   // to it, so no counter is exported twice.
   std::atomic<bool> netlink_hw_counters{false};
+  // Set by netlink_stat when PORT_GET works: it then exports rnic_port_state
+  // and rnic_port_physical_state and sysfs does not.
+  std::atomic<bool> netlink_port_state{false};
 };
 
 struct CollectorArgs {
