@@ -1,0 +1,27 @@
+// rnic_metric_docs: prints the metrics reference table (markdown) from the
+// collectors' MetricDoc lists. tests/docs keeps README.md equal to it.
+#include <iostream>
+
+#include "collectors/collector_spec.h"
+#include "exporter/self_metrics.h"
+
+namespace {
+
+void Row(const std::string& collector, const rnic::MetricDoc& d) {
+  std::string labels = d.labels.empty() ? "" : "`" + d.labels + "`";
+  std::string name = d.name;
+  std::cout << "| `" << name << "` | " << d.type << " | " << labels << " | " << collector
+            << " | " << d.help << " |\n";
+}
+
+}  // namespace
+
+int main() {
+  std::cout << "| metric | type | labels | collector | meaning |\n"
+               "|---|---|---|---|---|\n";
+  for (const auto& d : rnic::ExporterMetricDocs()) Row("(exporter)", d);
+  for (const auto& spec : rnic::AllCollectors()) {
+    for (const auto& d : spec.metrics) Row(spec.name, d);
+  }
+  return 0;
+}
