@@ -16,7 +16,26 @@ void Row(const std::string& collector, const rnic::MetricDoc& d) {
 
 }  // namespace
 
-int main() {
+void Collectors() {
+  std::cout << "| collector | default | what it reads | options |\n|---|---|---|---|\n";
+  for (const auto& spec : rnic::AllCollectors()) {
+    std::string opts;
+    for (const auto& o : spec.options) {
+      if (!opts.empty()) opts += "<br>";
+      opts += "`--collector." + spec.name + "." + o.name + "`";
+      if (!o.default_value.empty()) opts += " (default `" + o.default_value + "`)";
+      opts += ": " + o.help;
+    }
+    std::cout << "| `" << spec.name << "` | " << (spec.default_enabled ? "enabled" : "disabled")
+              << " | " << spec.help << " | " << opts << " |\n";
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--collectors") {
+    Collectors();
+    return 0;
+  }
   std::cout << "| metric | type | labels | collector | meaning |\n"
                "|---|---|---|---|---|\n";
   for (const auto& d : rnic::ExporterMetricDocs()) Row("(exporter)", d);

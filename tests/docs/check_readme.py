@@ -10,28 +10,32 @@ SRC = os.environ["RNIC_SOURCE_DIR"]
 DOCS_BIN = os.environ["RNIC_METRIC_DOCS"]
 EXPORTER = os.environ["RNIC_EXPORTER"]
 README = os.path.join(SRC, "README.md")
-BEGIN, END = "<!-- metrics-table:begin -->\n", "<!-- metrics-table:end -->"
+SECTIONS = [("metrics-table", []), ("collectors", ["--collectors"])]
 
 
 def main():
-    table = subprocess.run([DOCS_BIN], capture_output=True, text=True, check=True).stdout
     text = open(README, encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        print("README.md lacks the metrics table markers")
-        return 1
-    head, rest = text.split(BEGIN, 1)
-    current, tail = rest.split(END, 1)
     failures = 0
-    if "--update" in sys.argv:
-        open(README, "w", encoding="utf-8").write(head + BEGIN + table + END + tail)
-        print("README.md metrics table updated")
-    elif current != table:
-        import difflib
-        sys.stdout.writelines(difflib.unified_diff(
-            current.splitlines(True), table.splitlines(True), "README.md", "code"))
-        print("README metrics table differs from the code; run: "
-              "python3 tests/docs/check_readme.py --update (with the env of ctest)")
-        failures += 1
+    for marker, args in SECTIONS:
+        begin, end = "<!-- %s:begin -->\n" % marker, "<!-- %s:end -->" % marker
+        table = subprocess.run([DOCS_BIN] + args, capture_output=True, text=True,
+                               check=True).stdout
+        if begin not in text or end not in text:
+            print("README.md lacks the %s markers" % marker)
+            return 1
+        head, rest = text.split(begin, 1)
+        current, tail = rest.split(end, 1)
+        if "--update" in sys.argv:
+            text = head + begin + table + end + tail
+            open(README, "w", encoding="utf-8").write(text)
+            print("README.md %s table updated" % marker)
+        elif current != table:
+            import difflib
+            sys.stdout.writelines(difflib.unified_diff(
+                current.splitlines(True), table.splitlines(True), "README.md", "code"))
+            print("README %s table differs from the code; run tests/docs/update_readme.sh"
+                  % marker)
+            failures += 1
     helptext = subprocess.run([EXPORTER, "--help"], capture_output=True, text=True,
                               check=True).stdout
     flags = set(re.findall(r"--(?:\[no-\])?([a-z][a-z0-9._-]+)", helptext))
