@@ -420,8 +420,10 @@ const Table& GetTable() {
     std::vector<std::pair<std::string, std::string>> vport;
     for (const Entry& e : kTable) {
       if (e.width != 32) continue;
-      vport.emplace_back("vport_" + std::string(e.name),
-                         "Of the representor's vport: " + std::string(e.help));
+      std::string name = "vport_" + std::string(e.name);
+      std::string help = std::string(e.help) + " Here counted for the vport of a "
+                         "switchdev representor (mlx5 hw counter " + name + ").";
+      vport.emplace_back(std::move(name), std::move(help));
     }
     // Two-phase so the string_views point into a vector that no longer grows.
     t->owned.reserve(vport.size() * 2);
