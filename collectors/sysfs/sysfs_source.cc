@@ -156,11 +156,9 @@ long SysfsSource::Read(int dirfd, std::string_view dir, const char* name,
   return read_(dirfd, dir, name, buf, cap);
 }
 
-std::string SysfsSource::PathOf(const DeviceSnapshot& dev,
-                                std::string_view dir,
+std::string SysfsSource::PathOf(std::string_view dir,
                                 std::string_view name) const {
   std::string p = class_dir_;
-  p.append("/").append(dev.name);
   if (!dir.empty()) p.append("/").append(dir);
   if (!name.empty()) p.append("/").append(name);
   return p;
@@ -250,7 +248,7 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
   char buf[kValueBuf];
   auto read_string = [&](const char* name, std::string& out) {
     out.clear();
-    const long n = Read(devfd, "", name, buf, sizeof(buf));
+    const long n = Read(devfd, dev.name, name, buf, sizeof(buf));
     if (n > 0) out.assign(TrimValue(std::string_view(buf, n)));
     return n >= 0;
   };
@@ -278,7 +276,7 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
     if (IsPciAddress(Basename(target))) {
       dev.pci_address = std::string(Basename(target));
     } else {
-      const std::string path = PathOf(dev, "", "device");
+      const std::string path = PathOf(dev.name, "device");
       if (char* real = ::realpath(path.c_str(), nullptr)) {
         std::string_view rest(real);
         while (!rest.empty()) {
@@ -315,6 +313,7 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
       PortSnapshot p;
       p.number = num;
       p.dir = "ports/" + std::string(name);
+      p.path = dev.name + "/" + p.dir;
       dev.ports.push_back(std::move(p));
     });
   }
@@ -336,7 +335,7 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
 
 void SysfsSource::ReadDevice(DeviceSnapshot& dev, int devfd,
                              const ReadOptions& options) {
-  ReadCounterDir(dev, "", devfd, "hw_counters", dev.hw_counters,
+  ReadCounterDir(dev, dev.name, devfd, "hw_counters", dev.hw_counters,
                  options.hw_counters);
   for (PortSnapshot& port : dev.ports) {
     Fd portfd(OpenDirAt(devfd, port.dir.c_str(), /*listable=*/false));
@@ -353,14 +352,14 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
   char buf[kValueBuf];
   // Reads one attribute; logs a failure once per port and attribute.
   auto read_attr = [&](const char* name, AttrBit bit) -> std::string_view {
-    const long n = Read(portfd, port.dir, name, buf, sizeof(buf));
+    const long n = Read(portfd, port.path, name, buf, sizeof(buf));
     if (n >= 0) return TrimValue(std::string_view(buf, n));
     if (Classify(static_cast<int>(-n)) == Failure::kVanished) {
       dev.stale = true;
     } else if (!(port.logged_attrs & bit)) {
       port.logged_attrs |= bit;
       spdlog::warn("sysfs: {}: {} (not exported)",
-                   PathOf(dev, port.dir, name),
+                   PathOf(port.path, name),
                    std::strerror(static_cast<int>(-n)));
     }
     return {};
@@ -383,7 +382,7 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
       !(port.logged_attrs & kAttrRate)) {
     port.logged_attrs |= kAttrRate;
     spdlog::warn("sysfs: {}: cannot parse rate \"{}\"",
-                 PathOf(dev, port.dir, "rate"), rate);
+                 PathOf(port.path, "rate"), rate);
   }
   port.lid.reset();
   if (port.link_layer != "Ethernet") {
@@ -406,7 +405,7 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
       char name[48] = "gid_attrs/ndevs/";
       std::memcpy(name + 16, rel, static_cast<std::size_t>(end - rel));
       name[16 + (end - rel)] = '\0';
-      const long n = Read(portfd, port.dir, name, buf, sizeof(buf));
+      const long n = Read(portfd, port.path, name, buf, sizeof(buf));
       if (n > 0) {
         const std::string_view v = TrimValue(std::string_view(buf, n));
         if (!v.empty()) {
@@ -420,10 +419,10 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
   }
   if (port.netdev.empty()) port.netdev = dev.parent;
 
-  ReadCounterDir(dev, port.dir, portfd, "counters", port.counters, true);
-  ReadCounterDir(dev, port.dir, portfd, "counters_ext", port.counters_ext,
+  ReadCounterDir(dev, port.path, portfd, "counters", port.counters, true);
+  ReadCounterDir(dev, port.path, portfd, "counters_ext", port.counters_ext,
                  true);
-  ReadCounterDir(dev, port.dir, portfd, "hw_counters", port.hw_counters,
+  ReadCounterDir(dev, port.path, portfd, "hw_counters", port.hw_counters,
                  options.hw_counters);
 }
 
@@ -511,7 +510,7 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
   }
 
   for (const Summary& s : summaries) {
-    const std::string dir = PathOf(dev, parent_dir, sub);
+    const std::string dir = PathOf(parent_dir, sub);
     const char* what = ReasonText(s.reason, s.err);
     const char* fate = s.reason == Unreadable::kTransient
                            ? "skipped this scrape, retried later"

@@ -75,7 +75,8 @@ struct PortSnapshot {
   CounterDir counters_ext;  // pre-4.5 64-bit PMA counters
   CounterDir hw_counters;   // driver counters (ports/N/hw_counters)
   // Internal.
-  std::string dir;  // "ports/1"
+  std::string dir;   // "ports/1", relative to the device directory
+  std::string path;  // "mlx5_0/ports/1", relative to class/infiniband
   std::uint8_t logged_attrs = 0;
   int ndev_hint = 0;
 };
@@ -115,8 +116,9 @@ struct ReadOptions {
 using DeviceFilter = std::function<bool(std::string_view name)>;
 
 // The kernel boundary: reads file `name` relative to the directory fd
-// `dirfd` (whose path relative to class/infiniband is `dir`, for fakes and
-// logs) into buf. Returns the number of bytes read or -errno.
+// `dirfd` into buf. `dir` is that directory's path relative to
+// class/infiniband ("mlx5_0" or "mlx5_0/ports/1"), for fakes and logs.
+// Returns the number of bytes read or -errno.
 using ReadFileFn = std::function<long(int dirfd, std::string_view dir,
                                       const char* name, char* buf,
                                       std::size_t cap)>;
@@ -155,8 +157,7 @@ class SysfsSource {
                       bool values);
   long Read(int dirfd, std::string_view dir, const char* name, char* buf,
             std::size_t cap) const;
-  std::string PathOf(const DeviceSnapshot& dev, std::string_view dir,
-                     std::string_view name) const;
+  std::string PathOf(std::string_view dir, std::string_view name) const;
 
   std::string root_;
   std::string class_dir_;
