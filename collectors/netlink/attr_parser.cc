@@ -8,35 +8,67 @@ namespace {
 constexpr std::array<AttrKind, kAttrKnownEnd> MakePolicy() {
   std::array<AttrKind, kAttrKnownEnd> p{};
   using K = AttrKind;
-  for (std::uint16_t t : {kAttrDevIndex, kAttrPortIndex, kAttrLid, kAttrSmLid,
-                          kAttrResLqpn, kAttrResRqpn, kAttrResRqPsn,
-                          kAttrResSqPsn, kAttrResPid, kAttrResPs, kAttrResCqe,
-                          kAttrResRkey, kAttrResLkey, kAttrResLocalDmaLkey,
-                          kAttrResUnsafeGlobalRkey, kAttrNdevIndex,
-                          kAttrDriverU32, kAttrDriverS32, kAttrResPdn,
-                          kAttrResCqn, kAttrResMrn, kAttrResCmIdn, kAttrResCtxn,
-                          kAttrNetNsFd, kAttrStatMode, kAttrStatRes,
-                          kAttrStatAutoModeMask, kAttrStatCounterId,
-                          kAttrResSrqn, kAttrMinRange, kAttrMaxRange,
+  for (std::uint16_t t : {kAttrDevIndex,
+                          kAttrPortIndex,
+                          kAttrLid,
+                          kAttrSmLid,
+                          kAttrResLqpn,
+                          kAttrResRqpn,
+                          kAttrResRqPsn,
+                          kAttrResSqPsn,
+                          kAttrResPid,
+                          kAttrResPs,
+                          kAttrResCqe,
+                          kAttrResRkey,
+                          kAttrResLkey,
+                          kAttrResLocalDmaLkey,
+                          kAttrResUnsafeGlobalRkey,
+                          kAttrNdevIndex,
+                          kAttrDriverU32,
+                          kAttrDriverS32,
+                          kAttrResPdn,
+                          kAttrResCqn,
+                          kAttrResMrn,
+                          kAttrResCmIdn,
+                          kAttrResCtxn,
+                          kAttrNetNsFd,
+                          kAttrStatMode,
+                          kAttrStatRes,
+                          kAttrStatAutoModeMask,
+                          kAttrStatCounterId,
+                          kAttrResSrqn,
+                          kAttrMinRange,
+                          kAttrMaxRange,
                           kAttrStatHwcounterIndex}) {
     p[t] = K::kU32;
   }
-  for (std::uint16_t t : {kAttrCapFlags, kAttrNodeGuid, kAttrSysImageGuid,
-                          kAttrSubnetPrefix, kAttrResSummaryEntryCurr,
-                          kAttrResUsecnt, kAttrResIova, kAttrResMrlen,
-                          kAttrDriverS64, kAttrDriverU64, kAttrChardevAbi,
-                          kAttrChardev, kAttrUverbsDriverId,
-                          kAttrStatHwcounterEntryValue}) {
+  for (std::uint16_t t :
+       {kAttrCapFlags, kAttrNodeGuid, kAttrSysImageGuid, kAttrSubnetPrefix,
+        kAttrResSummaryEntryCurr, kAttrResUsecnt, kAttrResIova, kAttrResMrlen,
+        kAttrDriverS64, kAttrDriverU64, kAttrChardevAbi, kAttrChardev,
+        kAttrUverbsDriverId, kAttrStatHwcounterEntryValue}) {
     p[t] = K::kU64;
   }
-  for (std::uint16_t t :
-       {kAttrLmc, kAttrPortState, kAttrPortPhysState, kAttrDevNodeType,
-        kAttrResPathMigState, kAttrResType, kAttrResState, kAttrResPollCtx,
-        kAttrDriverPrintType, kAttrSysNetnsMode, kAttrDevDim,
-        kAttrSysCopyOnFork, kAttrStatHwcounterDynamic,
-        kAttrSysPrivilegedQkeyMode, kAttrDriverDetails, kAttrDevType,
-        kAttrNameAssignType, kAttrEventType, kAttrSysMonitorMode,
-        kAttrStatOpcounterEnabled}) {
+  for (std::uint16_t t : {kAttrLmc,
+                          kAttrPortState,
+                          kAttrPortPhysState,
+                          kAttrDevNodeType,
+                          kAttrResPathMigState,
+                          kAttrResType,
+                          kAttrResState,
+                          kAttrResPollCtx,
+                          kAttrDriverPrintType,
+                          kAttrSysNetnsMode,
+                          kAttrDevDim,
+                          kAttrSysCopyOnFork,
+                          kAttrStatHwcounterDynamic,
+                          kAttrSysPrivilegedQkeyMode,
+                          kAttrDriverDetails,
+                          kAttrDevType,
+                          kAttrNameAssignType,
+                          kAttrEventType,
+                          kAttrSysMonitorMode,
+                          kAttrStatOpcounterEnabled}) {
     p[t] = K::kU8;
   }
   for (std::uint16_t t :
@@ -46,13 +78,17 @@ constexpr std::array<AttrKind, kAttrKnownEnd> MakePolicy() {
         kAttrStatHwcounterEntryName, kAttrResSubtype, kAttrParentName}) {
     p[t] = K::kString;
   }
-  for (std::uint16_t t :
-       {kAttrResSummary, kAttrResSummaryEntry, kAttrResQp, kAttrResQpEntry,
-        kAttrResCmId, kAttrResCmIdEntry, kAttrResCq, kAttrResCqEntry,
-        kAttrResMr, kAttrResMrEntry, kAttrResPd, kAttrResPdEntry, kAttrDriver,
-        kAttrDriverEntry, kAttrStatCounter, kAttrStatCounterEntry,
-        kAttrStatHwcounters, kAttrStatHwcounterEntry, kAttrResCtx,
-        kAttrResCtxEntry, kAttrResSrq, kAttrResSrqEntry}) {
+  for (std::uint16_t t : {kAttrResSummary,     kAttrResSummaryEntry,
+                          kAttrResQp,          kAttrResQpEntry,
+                          kAttrResCmId,        kAttrResCmIdEntry,
+                          kAttrResCq,          kAttrResCqEntry,
+                          kAttrResMr,          kAttrResMrEntry,
+                          kAttrResPd,          kAttrResPdEntry,
+                          kAttrDriver,         kAttrDriverEntry,
+                          kAttrStatCounter,    kAttrStatCounterEntry,
+                          kAttrStatHwcounters, kAttrStatHwcounterEntry,
+                          kAttrResCtx,         kAttrResCtxEntry,
+                          kAttrResSrq,         kAttrResSrqEntry}) {
     p[t] = K::kNested;
   }
   for (std::uint16_t t : {kAttrResSrcAddr, kAttrResDstAddr, kAttrResRaw}) {
@@ -69,12 +105,16 @@ constexpr std::uint16_t kTypeMask =
 
 bool LengthFits(AttrKind kind, std::size_t len, const std::uint8_t* data) {
   switch (kind) {
-    case AttrKind::kU8: return len >= 1;
-    case AttrKind::kU32: return len >= 4;
-    case AttrKind::kU64: return len >= 8;
+    case AttrKind::kU8:
+      return len >= 1;
+    case AttrKind::kU32:
+      return len >= 4;
+    case AttrKind::kU64:
+      return len >= 8;
     case AttrKind::kString:
       return len >= 1 && std::memchr(data, '\0', len) != nullptr;
-    default: return true;
+    default:
+      return true;
   }
 }
 
@@ -121,9 +161,9 @@ Status Attrs::Parse(const std::uint8_t* data, std::size_t len) {
     const AttrKind kind = PolicyKind(type);
     if (kind == AttrKind::kUnknown) return Status::Ok();  // newer kernel
     if (!LengthFits(kind, view.len, view.data)) {
-      return Error{"netlink: attribute " + std::to_string(type) +
-                       " has a bad payload",
-                   EBADMSG};
+      return Error{
+          "netlink: attribute " + std::to_string(type) + " has a bad payload",
+          EBADMSG};
     }
     attrs_[type] = view;
     seen_[type] = true;

@@ -63,6 +63,7 @@ class Attrs {
 // Calls `fn` for each attribute directly inside `nest` (typically the
 // *_ENTRY nests of a table). Malformed framing is an error.
 [[nodiscard]] Status ForEachNested(
-    AttrView nest, const std::function<Status(std::uint16_t type, AttrView)>& fn);
+    AttrView nest,
+    const std::function<Status(std::uint16_t type, AttrView)>& fn);
 
 }  // namespace rnic::nl

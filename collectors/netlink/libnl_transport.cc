@@ -17,18 +17,29 @@ namespace {
 // libnl reports its own error codes; map the ones that matter to errno.
 int LibnlToErrno(int nlerr) {
   switch (nlerr < 0 ? -nlerr : nlerr) {
-    case NLE_PERM: return EPERM;
-    case NLE_NOACCESS: return EACCES;
+    case NLE_PERM:
+      return EPERM;
+    case NLE_NOACCESS:
+      return EACCES;
     case NLE_PROTO_MISMATCH:
-    case NLE_AF_NOSUPPORT: return EPROTONOSUPPORT;
-    case NLE_OPNOTSUPP: return EOPNOTSUPP;
-    case NLE_NOMEM: return ENOMEM;
-    case NLE_AGAIN: return EAGAIN;
-    case NLE_INTR: return EINTR;
-    case NLE_INVAL: return EINVAL;
-    case NLE_NODEV: return ENODEV;
-    case NLE_OBJ_NOTFOUND: return ENOENT;
-    default: return EIO;
+    case NLE_AF_NOSUPPORT:
+      return EPROTONOSUPPORT;
+    case NLE_OPNOTSUPP:
+      return EOPNOTSUPP;
+    case NLE_NOMEM:
+      return ENOMEM;
+    case NLE_AGAIN:
+      return EAGAIN;
+    case NLE_INTR:
+      return EINTR;
+    case NLE_INVAL:
+      return EINVAL;
+    case NLE_NODEV:
+      return ENODEV;
+    case NLE_OBJ_NOTFOUND:
+      return ENOENT;
+    default:
+      return EIO;
   }
 }
 
@@ -49,6 +60,9 @@ Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
   // Let nl_recv() size its buffer from the pending datagram (dumps of many
   // QPs come in large datagrams), and allow a deep receive queue.
   nl_socket_enable_msg_peek(sock);
+  // We set NLM_F_ACK ourselves (single answers only): an ack requested on a
+  // dump is not sent by every kernel, so the flags must be exactly ours.
+  nl_socket_disable_auto_ack(sock);
   (void)nl_socket_set_buffer_size(sock, 1 << 20, 0);
   // A reply always comes; the timeout only guards against a wedged kernel.
   timeval tv{};

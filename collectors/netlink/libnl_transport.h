@@ -19,7 +19,8 @@ class LibnlTransport final : public NetlinkTransport {
  public:
   // Receives every datagram of every reply, as read from the socket
   // (the recorder writes them to fixture files).
-  using Tap = std::function<void(const Request&, std::span<const std::uint8_t>)>;
+  using Tap =
+      std::function<void(const Request&, std::span<const std::uint8_t>)>;
 
   // Opens and connects the socket. Fails on hosts without RDMA netlink
   // (ib_core not loaded: EPROTONOSUPPORT).

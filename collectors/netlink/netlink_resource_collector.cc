@@ -65,9 +65,9 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
                                     [&](const ResEntry& e) { dump.Add(e); });
       if (st.ok()) {
         agg.Commit(dev.dev_name, std::move(dump));
-      } else if (Status h = HandlePartError(parts_, *transport_, part,
-                                            dev.dev_index, dev.dev_name,
-                                            st.error());
+      } else if (Status h =
+                     HandlePartError(parts_, *transport_, part, dev.dev_index,
+                                     dev.dev_name, st.error());
                  !h.ok()) {
         fatal = h;
       }
@@ -120,9 +120,9 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
     if (!s.empty()) {
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
       if (ec != std::errc() || p != s.data() + s.size()) {
-        return Error{"--collector.netlink_resource.max-comms: not a number: " +
-                         s,
-                     EINVAL};
+        return Error{
+            "--collector.netlink_resource.max-comms: not a number: " + s,
+            EINVAL};
       }
     }
     o.max_comms = n;

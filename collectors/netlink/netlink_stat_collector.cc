@@ -91,8 +91,7 @@ Status NetlinkStatCollector::OnError(std::string_view part,
                          port.dev_name, err);
 }
 
-Status NetlinkStatCollector::Collect(const ScrapeContext& ctx,
-                                     MetricSet& out) {
+Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   if (!transport_) {
     auto t = opener_();
     if (!t.ok()) {
@@ -108,7 +107,8 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx,
   RdmaNetlinkSource src(*transport_);
   auto devs = src.Devices();
   if (!devs.ok()) {
-    parts_.WarnOnce("devices", "device dump failed: " + devs.error().ToString());
+    parts_.WarnOnce("devices",
+                    "device dump failed: " + devs.error().ToString());
     if (!IsPermission(devs.error().errno_value)) transport_.reset();
     return devs.error();
   }
@@ -142,13 +142,12 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx,
           const std::string key_prefix =
               std::to_string(dev.index) + "/" + dev.name + "/" + port_str + "/";
           for (const auto& c : stats->counters) {
-            const std::uint64_t v = wraps_.Update(
-                key_prefix + c.name, c.value, HwCounterWidthBits(c.name));
+            const std::uint64_t v = wraps_.Update(key_prefix + c.name, c.value,
+                                                  HwCounterWidthBits(c.name));
             out.AddCounter(HwCounterFamilyName(c.name), HwCounterHelp(c.name),
                            labels, static_cast<double>(v));
           }
-        } else if (Status st = OnError("stat", port, stats.error());
-                   !st.ok()) {
+        } else if (Status st = OnError("stat", port, stats.error()); !st.ok()) {
           fatal = st;
         }
       }
@@ -170,7 +169,8 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx,
         }
       }
 
-      if (options_.qp_counters && parts_.Enabled(PartKey("qp_counters", dev.name))) {
+      if (options_.qp_counters &&
+          parts_.Enabled(PartKey("qp_counters", dev.name))) {
         CollectBound(src, port, out, &fatal);
       }
     }
@@ -189,8 +189,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
     std::map<std::string, std::uint64_t> sums;
   };
   std::map<std::pair<std::string, std::string>, Agg> by_owner;
-  Status st = src.BoundCounters(
-      port.dev_index, port.port, [&](const BoundCounter& bc) {
+  Status st =
+      src.BoundCounters(port.dev_index, port.port, [&](const BoundCounter& bc) {
         const std::string& comm = comms_.Resolve(bc.owner);
         std::string pid;
         if (options_.qp_counters_by_pid && bc.owner.pid) {
@@ -210,8 +210,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
   }
   const std::string port_str = std::to_string(port.port);
   for (const auto& [key, a] : by_owner) {
-    Labels labels{{"device", port.dev_name}, {"port", port_str},
-                  {"comm", a.comm}};
+    Labels labels{
+        {"device", port.dev_name}, {"port", port_str}, {"comm", a.comm}};
     if (options_.qp_counters_by_pid) labels.push_back({"pid", a.pid});
     out.AddGauge("rnic_qp_counter_bound_qps", kBoundQpsHelp, labels,
                  static_cast<double>(a.qps));
@@ -219,7 +219,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
       out.AddCounter(QpCounterFamily(name),
                      "Sum of " + name +
                          " over the counters bound to this process's QPs. "
-                         "Already included in " + HwCounterFamilyName(name) +
+                         "Already included in " +
+                         HwCounterFamilyName(name) +
                          "; resets when the QPs go away",
                      labels, static_cast<double>(sum));
     }
@@ -249,7 +250,8 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
       {"rnic_port_physical_state", "gauge", "device,port",
        nl::kPortPhysStateHelp},
       {"rnic_hw_<counter>_total", "counter", "device,port",
-       "Driver hardware counter <counter> of the port (RDMA_NLDEV_CMD_STAT_GET; "
+       "Driver hardware counter <counter> of the port "
+       "(RDMA_NLDEV_CMD_STAT_GET; "
        "same value as sysfs hw_counters/<counter>), 32-bit counters extended "
        "to 64 bits"},
       {"rnic_optional_counter_info", "gauge", "device,port,counter,enabled",

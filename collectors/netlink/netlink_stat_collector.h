@@ -33,8 +33,8 @@ using TransportOpener =
 class NetlinkStatCollector final : public Collector {
  public:
   struct Options {
-    bool qp_counters = true;         // dump QP-bound counters
-    bool qp_counters_by_pid = false; // add a pid label (opt-in cardinality)
+    bool qp_counters = true;          // dump QP-bound counters
+    bool qp_counters_by_pid = false;  // add a pid label (opt-in cardinality)
     std::string procfs = "/proc";
   };
   // What the first dumps showed (for SharedFacts).

@@ -8,8 +8,9 @@ namespace rnic::nl {
 
 void PartSwitch::Disable(std::string_view part, const Error& why) {
   if (!disabled_.emplace(part).second) return;
-  spdlog::info("collector={} part={} disabled: the kernel does not support it ({})",
-               collector_, part, why.ToString());
+  spdlog::info(
+      "collector={} part={} disabled: the kernel does not support it ({})",
+      collector_, part, why.ToString());
 }
 
 void PartSwitch::WarnOnce(const std::string& key, const std::string& message) {
@@ -19,9 +20,8 @@ void PartSwitch::WarnOnce(const std::string& key, const std::string& message) {
 
 bool DeviceStillThere(NetlinkTransport& transport, std::uint32_t dev_index) {
   Request req{kCmdGet, false, {{kAttrDevIndex, dev_index}}};
-  Status st = transport.Exchange(req, [](const nlmsghdr&) {
-    return Status::Ok();
-  });
+  Status st =
+      transport.Exchange(req, [](const nlmsghdr&) { return Status::Ok(); });
   return st.ok();
 }
 
@@ -40,9 +40,9 @@ Status HandlePartError(PartSwitch& parts, NetlinkTransport& transport,
     parts.Disable(PartKey(part, dev_name), err);
     return Status::Ok();
   }
-  parts.WarnOnce(PartKey(part, dev_name) + "/err",
-                 "part=" + std::string(part) + " device=" + dev_name + ": " +
-                     err.ToString());
+  parts.WarnOnce(PartKey(part, dev_name) + "/err", "part=" + std::string(part) +
+                                                       " device=" + dev_name +
+                                                       ": " + err.ToString());
   return err;
 }
 

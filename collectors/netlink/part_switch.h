@@ -26,7 +26,8 @@ namespace rnic::nl {
 
 class PartSwitch {
  public:
-  explicit PartSwitch(std::string collector) : collector_(std::move(collector)) {}
+  explicit PartSwitch(std::string collector)
+      : collector_(std::move(collector)) {}
   [[nodiscard]] bool Enabled(std::string_view part) const {
     return !disabled_.contains(std::string(part));
   }
@@ -49,12 +50,9 @@ class PartSwitch {
 //   device is still there): switch "<part>:<device>" off, log once;
 // - permission denied or anything else: logged once and returned, so the
 //   collector reports failure through its success metric.
-[[nodiscard]] Status HandlePartError(PartSwitch& parts,
-                                     NetlinkTransport& transport,
-                                     std::string_view part,
-                                     std::uint32_t dev_index,
-                                     const std::string& dev_name,
-                                     const Error& err);
+[[nodiscard]] Status HandlePartError(
+    PartSwitch& parts, NetlinkTransport& transport, std::string_view part,
+    std::uint32_t dev_index, const std::string& dev_name, const Error& err);
 
 // True when RDMA_NLDEV_CMD_GET still finds the device index.
 [[nodiscard]] bool DeviceStillThere(NetlinkTransport& transport,

@@ -49,11 +49,16 @@ struct ResSpec {
 
 ResSpec SpecOf(ResKind kind) {
   switch (kind) {
-    case ResKind::kQp: return {kCmdResQpGet, kAttrResQp, kAttrResQpEntry};
-    case ResKind::kCq: return {kCmdResCqGet, kAttrResCq, kAttrResCqEntry};
-    case ResKind::kMr: return {kCmdResMrGet, kAttrResMr, kAttrResMrEntry};
-    case ResKind::kPd: return {kCmdResPdGet, kAttrResPd, kAttrResPdEntry};
-    case ResKind::kCtx: return {kCmdResCtxGet, kAttrResCtx, kAttrResCtxEntry};
+    case ResKind::kQp:
+      return {kCmdResQpGet, kAttrResQp, kAttrResQpEntry};
+    case ResKind::kCq:
+      return {kCmdResCqGet, kAttrResCq, kAttrResCqEntry};
+    case ResKind::kMr:
+      return {kCmdResMrGet, kAttrResMr, kAttrResMrEntry};
+    case ResKind::kPd:
+      return {kCmdResPdGet, kAttrResPd, kAttrResPdEntry};
+    case ResKind::kCtx:
+      return {kCmdResCtxGet, kAttrResCtx, kAttrResCtxEntry};
   }
   return {0, 0, 0};
 }
@@ -62,11 +67,16 @@ ResSpec SpecOf(ResKind kind) {
 
 const char* ResKindName(ResKind kind) {
   switch (kind) {
-    case ResKind::kQp: return "qp";
-    case ResKind::kCq: return "cq";
-    case ResKind::kMr: return "mr";
-    case ResKind::kPd: return "pd";
-    case ResKind::kCtx: return "ctx";
+    case ResKind::kQp:
+      return "qp";
+    case ResKind::kCq:
+      return "cq";
+    case ResKind::kMr:
+      return "mr";
+    case ResKind::kPd:
+      return "pd";
+    case ResKind::kCtx:
+      return "ctx";
   }
   return "?";
 }
@@ -98,24 +108,24 @@ Result<std::vector<DeviceInfo>> RdmaNetlinkSource::Devices() {
 Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(std::uint32_t dev) {
   std::vector<PortInfo> out;
   Attrs a;
-  Status st = t_.Exchange(DevRequest(kCmdPortGet, true, dev),
-                          [&](const nlmsghdr& m) {
-    Status pst = a.ParseMessage(m);
-    if (!pst.ok()) return pst;
-    auto idx = a.U32(kAttrDevIndex);
-    auto port = a.U32(kAttrPortIndex);
-    if (!idx || !port) return Status(Malformed("port message"));
-    PortInfo p;
-    p.dev_index = *idx;
-    if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
-    p.port = *port;
-    p.state = a.U8(kAttrPortState);
-    p.phys_state = a.U8(kAttrPortPhysState);
-    p.netdev_index = a.U32(kAttrNdevIndex);
-    if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
-    out.push_back(std::move(p));
-    return Status::Ok();
-  });
+  Status st =
+      t_.Exchange(DevRequest(kCmdPortGet, true, dev), [&](const nlmsghdr& m) {
+        Status pst = a.ParseMessage(m);
+        if (!pst.ok()) return pst;
+        auto idx = a.U32(kAttrDevIndex);
+        auto port = a.U32(kAttrPortIndex);
+        if (!idx || !port) return Status(Malformed("port message"));
+        PortInfo p;
+        p.dev_index = *idx;
+        if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
+        p.port = *port;
+        p.state = a.U8(kAttrPortState);
+        p.phys_state = a.U8(kAttrPortPhysState);
+        p.netdev_index = a.U32(kAttrNdevIndex);
+        if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
+        out.push_back(std::move(p));
+        return Status::Ok();
+      });
   if (!st.ok()) return st.error();
   return out;
 }
@@ -127,16 +137,18 @@ Result<PortCounters> RdmaNetlinkSource::PortStats(std::uint32_t dev,
   Attrs a;
   Status st = t_.Exchange(PortRequest(kCmdStatGet, false, dev, port),
                           [&](const nlmsghdr& m) {
-    Status pst = a.ParseMessage(m);
-    if (!pst.ok()) return pst;
-    auto table = a.Nested(kAttrStatHwcounters);
-    if (!table) return Status(Malformed("STAT_GET answer"));
-    out.dev_index = a.U32(kAttrDevIndex).value_or(dev);
-    if (auto n = a.Str(kAttrDevName)) out.dev_name = std::string(*n);
-    out.port = a.U32(kAttrPortIndex).value_or(port);
-    got = true;
-    return ParseHwCounters(*table, &out.counters);
-  });
+                            Status pst = a.ParseMessage(m);
+                            if (!pst.ok()) return pst;
+                            auto table = a.Nested(kAttrStatHwcounters);
+                            if (!table)
+                              return Status(Malformed("STAT_GET answer"));
+                            out.dev_index = a.U32(kAttrDevIndex).value_or(dev);
+                            if (auto n = a.Str(kAttrDevName))
+                              out.dev_name = std::string(*n);
+                            out.port = a.U32(kAttrPortIndex).value_or(port);
+                            got = true;
+                            return ParseHwCounters(*table, &out.counters);
+                          });
   if (!st.ok()) return st.error();
   if (!got) return Malformed("STAT_GET answer (empty)");
   return out;
@@ -147,27 +159,28 @@ Result<std::vector<OptionalCounter>> RdmaNetlinkSource::CounterStatus(
   std::vector<OptionalCounter> out;
   Attrs a;
   Attrs entry;
-  Status st = t_.Exchange(PortRequest(kCmdStatGetStatus, false, dev, port),
-                          [&](const nlmsghdr& m) {
-    Status pst = a.ParseMessage(m);
-    if (!pst.ok()) return pst;
-    auto table = a.Nested(kAttrStatHwcounters);
-    if (!table) return Status::Ok();  // no counters at all
-    return ForEachNested(*table, [&](std::uint16_t type, AttrView v) -> Status {
-      if (type != kAttrStatHwcounterEntry) return Status::Ok();
-      Status est = entry.ParseNested(v);
-      if (!est.ok()) return est;
-      auto name = entry.Str(kAttrStatHwcounterEntryName);
-      if (!name) return Malformed("counter status entry");
-      // Only optional counters carry DYNAMIC (their on/off state).
-      auto dyn = entry.U8(kAttrStatHwcounterDynamic);
-      if (!dyn) return Status::Ok();
-      out.push_back(OptionalCounter{std::string(*name),
-                                    entry.U32(kAttrStatHwcounterIndex).value_or(0),
-                                    *dyn != 0});
-      return Status::Ok();
-    });
-  });
+  Status st = t_.Exchange(
+      PortRequest(kCmdStatGetStatus, false, dev, port), [&](const nlmsghdr& m) {
+        Status pst = a.ParseMessage(m);
+        if (!pst.ok()) return pst;
+        auto table = a.Nested(kAttrStatHwcounters);
+        if (!table) return Status::Ok();  // no counters at all
+        return ForEachNested(
+            *table, [&](std::uint16_t type, AttrView v) -> Status {
+              if (type != kAttrStatHwcounterEntry) return Status::Ok();
+              Status est = entry.ParseNested(v);
+              if (!est.ok()) return est;
+              auto name = entry.Str(kAttrStatHwcounterEntryName);
+              if (!name) return Malformed("counter status entry");
+              // Only optional counters carry DYNAMIC (their on/off state).
+              auto dyn = entry.U8(kAttrStatHwcounterDynamic);
+              if (!dyn) return Status::Ok();
+              out.push_back(OptionalCounter{
+                  std::string(*name),
+                  entry.U32(kAttrStatHwcounterIndex).value_or(0), *dyn != 0});
+              return Status::Ok();
+            });
+      });
   if (!st.ok()) return st.error();
   return out;
 }
@@ -216,30 +229,30 @@ Result<std::vector<ResSummary>> RdmaNetlinkSource::ResourceSummary() {
   std::vector<ResSummary> out;
   Attrs a;
   Attrs entry;
-  Status st = t_.Exchange(Request{kCmdResGet, true, {}},
-                          [&](const nlmsghdr& m) {
-    Status pst = a.ParseMessage(m);
-    if (!pst.ok()) return pst;
-    auto idx = a.U32(kAttrDevIndex);
-    auto table = a.Nested(kAttrResSummary);
-    if (!idx || !table) return Status(Malformed("RES_GET answer"));
-    ResSummary s;
-    s.dev_index = *idx;
-    if (auto n = a.Str(kAttrDevName)) s.dev_name = std::string(*n);
-    Status tst = ForEachNested(*table, [&](std::uint16_t type, AttrView v) {
-      if (type != kAttrResSummaryEntry) return Status::Ok();
-      Status est = entry.ParseNested(v);
-      if (!est.ok()) return est;
-      auto name = entry.Str(kAttrResSummaryEntryName);
-      auto curr = entry.U64(kAttrResSummaryEntryCurr);
-      if (!name || !curr) return Status(Malformed("summary entry"));
-      s.entries.emplace_back(std::string(*name), *curr);
-      return Status::Ok();
-    });
-    if (!tst.ok()) return tst;
-    out.push_back(std::move(s));
-    return Status::Ok();
-  });
+  Status st =
+      t_.Exchange(Request{kCmdResGet, true, {}}, [&](const nlmsghdr& m) {
+        Status pst = a.ParseMessage(m);
+        if (!pst.ok()) return pst;
+        auto idx = a.U32(kAttrDevIndex);
+        auto table = a.Nested(kAttrResSummary);
+        if (!idx || !table) return Status(Malformed("RES_GET answer"));
+        ResSummary s;
+        s.dev_index = *idx;
+        if (auto n = a.Str(kAttrDevName)) s.dev_name = std::string(*n);
+        Status tst = ForEachNested(*table, [&](std::uint16_t type, AttrView v) {
+          if (type != kAttrResSummaryEntry) return Status::Ok();
+          Status est = entry.ParseNested(v);
+          if (!est.ok()) return est;
+          auto name = entry.Str(kAttrResSummaryEntryName);
+          auto curr = entry.U64(kAttrResSummaryEntryCurr);
+          if (!name || !curr) return Status(Malformed("summary entry"));
+          s.entries.emplace_back(std::string(*name), *curr);
+          return Status::Ok();
+        });
+        if (!tst.ok()) return tst;
+        out.push_back(std::move(s));
+        return Status::Ok();
+      });
   if (!st.ok()) return st.error();
   return out;
 }
@@ -287,31 +300,51 @@ Status RdmaNetlinkSource::DumpResources(
 
 const char* QpTypeName(std::uint8_t type) {
   switch (type) {
-    case 0: return "SMI";
-    case 1: return "GSI";
-    case 2: return "RC";
-    case 3: return "UC";
-    case 4: return "UD";
-    case 5: return "RAW_IPV6";
-    case 6: return "RAW_ETHERTYPE";
-    case 8: return "RAW_PACKET";
-    case 9: return "XRC_INI";
-    case 10: return "XRC_TGT";
-    case 0xff: return "DRIVER";
-    default: return nullptr;
+    case 0:
+      return "SMI";
+    case 1:
+      return "GSI";
+    case 2:
+      return "RC";
+    case 3:
+      return "UC";
+    case 4:
+      return "UD";
+    case 5:
+      return "RAW_IPV6";
+    case 6:
+      return "RAW_ETHERTYPE";
+    case 8:
+      return "RAW_PACKET";
+    case 9:
+      return "XRC_INI";
+    case 10:
+      return "XRC_TGT";
+    case 0xff:
+      return "DRIVER";
+    default:
+      return nullptr;
   }
 }
 
 const char* QpStateName(std::uint8_t state) {
   switch (state) {
-    case 0: return "RESET";
-    case 1: return "INIT";
-    case 2: return "RTR";
-    case 3: return "RTS";
-    case 4: return "SQD";
-    case 5: return "SQE";
-    case 6: return "ERR";
-    default: return nullptr;
+    case 0:
+      return "RESET";
+    case 1:
+      return "INIT";
+    case 2:
+      return "RTR";
+    case 3:
+      return "RTS";
+    case 4:
+      return "SQD";
+    case 5:
+      return "SQE";
+    case 6:
+      return "ERR";
+    default:
+      return nullptr;
   }
 }
 

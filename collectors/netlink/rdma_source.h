@@ -23,7 +23,7 @@ struct DeviceInfo {
   std::optional<std::uint8_t> node_type;
   std::string fw_version;  // empty when the device has none
   std::optional<std::uint64_t> node_guid;
-  std::string protocol;   // "roce", "ib", "iw", ... (Linux >= 5.x)
+  std::string protocol;  // "roce", "ib", "iw", ... (Linux >= 5.x)
 };
 
 struct PortInfo {
@@ -87,8 +87,8 @@ struct ResEntry {
   std::uint32_t port = 0;  // QPs: 0 until the QP is bound to a port
   std::optional<std::uint8_t> qp_type;
   std::optional<std::uint8_t> qp_state;
-  std::optional<std::uint32_t> cqe;     // CQ depth
-  std::optional<std::uint64_t> mrlen;   // MR length in bytes
+  std::optional<std::uint32_t> cqe;    // CQ depth
+  std::optional<std::uint64_t> mrlen;  // MR length in bytes
   Owner owner;
 };
 

@@ -8,20 +8,34 @@ namespace rnic::nl {
 
 std::string CmdName(std::uint16_t cmd) {
   switch (cmd) {
-    case kCmdGet: return "GET";
-    case kCmdPortGet: return "PORT_GET";
-    case kCmdResGet: return "RES_GET";
-    case kCmdResQpGet: return "RES_QP_GET";
-    case kCmdResCmIdGet: return "RES_CM_ID_GET";
-    case kCmdResCqGet: return "RES_CQ_GET";
-    case kCmdResMrGet: return "RES_MR_GET";
-    case kCmdResPdGet: return "RES_PD_GET";
-    case kCmdResCtxGet: return "RES_CTX_GET";
-    case kCmdResSrqGet: return "RES_SRQ_GET";
-    case kCmdStatGet: return "STAT_GET";
-    case kCmdStatGetStatus: return "STAT_GET_STATUS";
-    case kCmdSysGet: return "SYS_GET";
-    default: return "CMD" + std::to_string(cmd);
+    case kCmdGet:
+      return "GET";
+    case kCmdPortGet:
+      return "PORT_GET";
+    case kCmdResGet:
+      return "RES_GET";
+    case kCmdResQpGet:
+      return "RES_QP_GET";
+    case kCmdResCmIdGet:
+      return "RES_CM_ID_GET";
+    case kCmdResCqGet:
+      return "RES_CQ_GET";
+    case kCmdResMrGet:
+      return "RES_MR_GET";
+    case kCmdResPdGet:
+      return "RES_PD_GET";
+    case kCmdResCtxGet:
+      return "RES_CTX_GET";
+    case kCmdResSrqGet:
+      return "RES_SRQ_GET";
+    case kCmdStatGet:
+      return "STAT_GET";
+    case kCmdStatGetStatus:
+      return "STAT_GET_STATUS";
+    case kCmdSysGet:
+      return "SYS_GET";
+    default:
+      return "CMD" + std::to_string(cmd);
   }
 }
 
@@ -30,10 +44,18 @@ std::string Request::Key() const {
   if (dump) key += "_dump";
   for (const auto& [type, value] : u32_attrs) {
     switch (type) {
-      case kAttrDevIndex: key += "_dev"; break;
-      case kAttrPortIndex: key += "_port"; break;
-      case kAttrStatRes: key += "_res"; break;
-      default: key += "_a" + std::to_string(type) + "-"; break;
+      case kAttrDevIndex:
+        key += "_dev";
+        break;
+      case kAttrPortIndex:
+        key += "_port";
+        break;
+      case kAttrStatRes:
+        key += "_res";
+        break;
+      default:
+        key += "_a" + std::to_string(type) + "-";
+        break;
     }
     key += std::to_string(value);
   }

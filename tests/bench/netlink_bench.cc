@@ -23,7 +23,8 @@ constexpr int kProcesses = 50;
 
 std::string FakeProc() {
   static const std::string dir = [] {
-    std::string d = std::filesystem::temp_directory_path() / "rnic_nl_bench_proc";
+    std::string d =
+        std::filesystem::temp_directory_path() / "rnic_nl_bench_proc";
     for (int i = 0; i < kProcesses; ++i) {
       std::filesystem::create_directories(d + "/" + std::to_string(5000 + i));
       std::ofstream(d + "/" + std::to_string(5000 + i) + "/comm")
@@ -83,9 +84,13 @@ void BM_QpDumpParseAggregate(benchmark::State& state) {
     benchmark::DoNotOptimize(out);
   }
   state.SetItemsProcessed(state.iterations() * n);
-  state.counters["bytes"] = static_cast<double>(t.replies().begin()->second.size());
+  state.counters["bytes"] =
+      static_cast<double>(t.replies().begin()->second.size());
 }
-BENCHMARK(BM_QpDumpParseAggregate)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_QpDumpParseAggregate)
+    ->Arg(10000)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond);
 
 TransportOpener OpenerOf(std::shared_ptr<ReplayTransport> t) {
   return [t]() -> Result<std::shared_ptr<NetlinkTransport>> {
@@ -103,7 +108,8 @@ void BM_WholeScrapeReplayedCapture(benchmark::State& state) {
   auto t = std::make_shared<ReplayTransport>(std::move(loaded).value());
   NetlinkStatCollector stat(OpenerOf(t), {.procfs = dir + "/proc"});
   NetlinkResourceCollector res(OpenerOf(t), {.procfs = dir + "/proc"});
-  const ScrapeContext ctx{std::chrono::steady_clock::now() + std::chrono::hours(1)};
+  const ScrapeContext ctx{std::chrono::steady_clock::now() +
+                          std::chrono::hours(1)};
   std::size_t series = 0;
   for (auto _ : state) {
     MetricSet out;

@@ -42,9 +42,8 @@ class RecordingTransport final : public NetlinkTransport {
     std::ofstream out(dir_ / (req.Key() + ".bin"), std::ios::binary);
     out.write(reinterpret_cast<const char*>(pending_.data()),
               static_cast<std::streamsize>(pending_.size()));
-    std::cerr << "recorded " << req.Key() << " (" << pending_.size()
-              << " bytes" << (st.ok() ? "" : ", " + st.error().ToString())
-              << ")\n";
+    std::cerr << "recorded " << req.Key() << " (" << pending_.size() << " bytes"
+              << (st.ok() ? "" : ", " + st.error().ToString()) << ")\n";
     return st;
   }
 
@@ -95,19 +94,22 @@ int main(int argc, char** argv) {
     std::cerr << "open: " << opened.error().ToString() << "\n";
     return 1;
   }
-  auto rec = std::make_shared<RecordingTransport>(std::move(opened).value(),
-                                                  dir);
-  TransportOpener opener = [rec]() -> Result<std::shared_ptr<NetlinkTransport>> {
+  auto rec =
+      std::make_shared<RecordingTransport>(std::move(opened).value(), dir);
+  TransportOpener opener =
+      [rec]() -> Result<std::shared_ptr<NetlinkTransport>> {
     return std::shared_ptr<NetlinkTransport>(rec);
   };
   NetlinkStatCollector stat(opener, {});
   NetlinkResourceCollector res(opener, {.max_comms = 0});
-  ScrapeContext ctx{std::chrono::steady_clock::now() + std::chrono::seconds(30)};
+  ScrapeContext ctx{std::chrono::steady_clock::now() +
+                    std::chrono::seconds(30)};
   MetricSet metrics;
   Status s1 = stat.Collect(ctx, metrics);
   Status s2 = res.Collect(ctx, metrics);
   if (!s1.ok()) std::cerr << "netlink_stat: " << s1.error().ToString() << "\n";
-  if (!s2.ok()) std::cerr << "netlink_resource: " << s2.error().ToString() << "\n";
+  if (!s2.ok())
+    std::cerr << "netlink_resource: " << s2.error().ToString() << "\n";
 
   for (std::uint32_t pid : RecordedPids(dir)) {
     const fs::path src = fs::path("/proc") / std::to_string(pid) / "comm";
@@ -116,7 +118,8 @@ int main(int argc, char** argv) {
     // procfs files report size 0, so copy by reading, not fs::copy_file.
     std::ifstream in(src);
     std::string comm;
-    if (in && std::getline(in, comm)) std::ofstream(dst / "comm") << comm << "\n";
+    if (in && std::getline(in, comm))
+      std::ofstream(dst / "comm") << comm << "\n";
   }
   std::ofstream(dir / "metrics.txt")
       << prometheus::TextSerializer().Serialize(metrics.families());

@@ -36,13 +36,27 @@ int main(int argc, char** argv) {
   int opt;
   while ((opt = getopt(argc, argv, "d:q:c:e:m:s:r:")) != -1) {
     switch (opt) {
-      case 'd': dev_name = optarg; break;
-      case 'q': qps = std::atoi(optarg); break;
-      case 'c': cqs = std::atoi(optarg); break;
-      case 'e': cqe = std::atoi(optarg); break;
-      case 'm': mrs = std::atoi(optarg); break;
-      case 's': mr_bytes = std::strtoull(optarg, nullptr, 0); break;
-      case 'r': command = optarg; break;
+      case 'd':
+        dev_name = optarg;
+        break;
+      case 'q':
+        qps = std::atoi(optarg);
+        break;
+      case 'c':
+        cqs = std::atoi(optarg);
+        break;
+      case 'e':
+        cqe = std::atoi(optarg);
+        break;
+      case 'm':
+        mrs = std::atoi(optarg);
+        break;
+      case 's':
+        mr_bytes = std::strtoull(optarg, nullptr, 0);
+        break;
+      case 'r':
+        command = optarg;
+        break;
       default:
         std::fprintf(stderr,
                      "usage: %s -d DEV [-q QPS] [-c CQS] [-e CQE] [-m MRS] "
@@ -106,10 +120,11 @@ int main(int argc, char** argv) {
     bufs.push_back(buf);
     mr_list.push_back(mr);
   }
-  std::printf("device=%s\npid=%d\nctxs=1\npds=1\nqps=%d\ncqs=%d\ncqe_total=%ld\n"
-              "cqe_max=%ld\nmrs=%d\nmr_bytes=%zu\n",
-              ibv_get_device_name(dev), getpid(), qps, cqs, cqe_total, cqe_max,
-              mrs, mr_bytes * static_cast<std::size_t>(mrs));
+  std::printf(
+      "device=%s\npid=%d\nctxs=1\npds=1\nqps=%d\ncqs=%d\ncqe_total=%ld\n"
+      "cqe_max=%ld\nmrs=%d\nmr_bytes=%zu\n",
+      ibv_get_device_name(dev), getpid(), qps, cqs, cqe_total, cqe_max, mrs,
+      mr_bytes * static_cast<std::size_t>(mrs));
   std::fflush(stdout);
 
   int rc = 0;

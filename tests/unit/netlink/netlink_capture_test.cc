@@ -56,7 +56,8 @@ TransportOpener OpenerOf(std::shared_ptr<ReplayTransport> t) {
 }
 
 ScrapeContext Ctx() {
-  return ScrapeContext{std::chrono::steady_clock::now() + std::chrono::hours(1)};
+  return ScrapeContext{std::chrono::steady_clock::now() +
+                       std::chrono::hours(1)};
 }
 
 MetricSet ScrapeStat(const std::string& capture) {
@@ -69,9 +70,9 @@ MetricSet ScrapeStat(const std::string& capture) {
 }
 
 MetricSet ScrapeRes(const std::string& capture) {
-  NetlinkResourceCollector c(OpenerOf(Load(capture)),
-                             {.max_comms = 0,
-                              .procfs = FixtureDir(capture) + "/proc"});
+  NetlinkResourceCollector c(
+      OpenerOf(Load(capture)),
+      {.max_comms = 0, .procfs = FixtureDir(capture) + "/proc"});
   MetricSet out;
   Status st = c.Collect(Ctx(), out);
   EXPECT_TRUE(st.ok()) << st.error().ToString();
@@ -141,8 +142,8 @@ TEST_P(CaptureTest, PerCommResourcesEqualRdmaResObjects) {
   const std::string dir = FixtureDir(GetParam());
   const MetricSet m = ScrapeRes(GetParam());
   struct Want {
-    double cqs = 0, cqe = 0, cqe_max = 0, mrs = 0, bytes = 0, pds = 0,
-           ctxs = 0, qps = 0;
+    double cqs = 0, cqe = 0, cqe_max = 0, mrs = 0, bytes = 0, pds = 0, ctxs = 0,
+           qps = 0;
   };
   std::map<std::pair<std::string, std::string>, Want> want;
   auto dev_of = [](const std::vector<std::string>& w) {
@@ -199,7 +200,9 @@ TEST_P(CaptureTest, QpsByTypeAndStateEqualRdmaResShowQp) {
   EXPECT_EQ(SeriesOf(m, "rnic_resource_qps"), want.size());
   for (const auto& [k, n] : want) {
     EXPECT_EQ(Sample(m, "rnic_resource_qps",
-                     {{"device", k[0]}, {"port", k[1]}, {"qp_type", k[2]},
+                     {{"device", k[0]},
+                      {"port", k[1]},
+                      {"qp_type", k[2]},
                       {"state", k[3]}}),
               n);
   }
@@ -207,7 +210,8 @@ TEST_P(CaptureTest, QpsByTypeAndStateEqualRdmaResShowQp) {
 
 TEST_P(CaptureTest, FewRequestsPerPort) {
   auto t = Load(GetParam());
-  NetlinkStatCollector c(OpenerOf(t), {.procfs = FixtureDir(GetParam()) + "/proc"});
+  NetlinkStatCollector c(OpenerOf(t),
+                         {.procfs = FixtureDir(GetParam()) + "/proc"});
   MetricSet out;
   ASSERT_TRUE(c.Collect(Ctx(), out).ok());
   const std::size_t ports = SeriesOf(out, "rnic_port_state");
@@ -224,9 +228,10 @@ TEST_P(CaptureTest, FewRequestsPerPort) {
 INSTANTIATE_TEST_SUITE_P(Rxe, CaptureTest,
                          ::testing::Values("rxe-idle", "rxe-traffic",
                                            "rxe-live", "rxe-removed"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (auto& ch : n) if (ch == '-') ch = '_';
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           for (auto& ch : n)
+                             if (ch == '-') ch = '_';
                            return n;
                          });
 
@@ -253,14 +258,20 @@ TEST(CaptureDelta, ResourceHolderMovesMetricsByItsOwnCounts) {
   EXPECT_FALSE(Sample(idle, "rnic_resource_cqs", holder).has_value());
   EXPECT_EQ(Sample(live, "rnic_resource_comm_qps", holder), h.at("qps"));
   EXPECT_EQ(Sample(live, "rnic_resource_cqs", holder), h.at("cqs"));
-  EXPECT_EQ(Sample(live, "rnic_resource_cq_entries", holder), h.at("cqe_total"));
-  EXPECT_EQ(Sample(live, "rnic_resource_cq_max_entries", holder), h.at("cqe_max"));
+  EXPECT_EQ(Sample(live, "rnic_resource_cq_entries", holder),
+            h.at("cqe_total"));
+  EXPECT_EQ(Sample(live, "rnic_resource_cq_max_entries", holder),
+            h.at("cqe_max"));
   EXPECT_EQ(Sample(live, "rnic_resource_mrs", holder), h.at("mrs"));
-  EXPECT_EQ(Sample(live, "rnic_resource_mr_pinned_bytes", holder), h.at("mr_bytes"));
+  EXPECT_EQ(Sample(live, "rnic_resource_mr_pinned_bytes", holder),
+            h.at("mr_bytes"));
   EXPECT_EQ(Sample(live, "rnic_resource_pds", holder), h.at("pds"));
   EXPECT_EQ(Sample(live, "rnic_resource_contexts", holder), h.at("ctxs"));
-  const std::map<std::string, std::string> kSummary = {
-      {"qp", "qps"}, {"cq", "cqs"}, {"mr", "mrs"}, {"pd", "pds"}, {"ctx", "ctxs"}};
+  const std::map<std::string, std::string> kSummary = {{"qp", "qps"},
+                                                       {"cq", "cqs"},
+                                                       {"mr", "mrs"},
+                                                       {"pd", "pds"},
+                                                       {"ctx", "ctxs"}};
   for (const auto& [res, key] : kSummary) {
     const Labels l{{"device", "rxe0"}, {"resource", res}};
     EXPECT_EQ(*Sample(live, "rnic_resource_objects", l) -
@@ -270,7 +281,9 @@ TEST(CaptureDelta, ResourceHolderMovesMetricsByItsOwnCounts) {
   }
   // Not yet connected: port "0", RESET.
   EXPECT_EQ(Sample(live, "rnic_resource_qps",
-                   {{"device", "rxe0"}, {"port", "0"}, {"qp_type", "RC"},
+                   {{"device", "rxe0"},
+                    {"port", "0"},
+                    {"qp_type", "RC"},
                     {"state", "RESET"}}),
             h.at("qps"));
 }

@@ -27,7 +27,8 @@ using testing::Sample;
 using testing::SeriesOf;
 
 ScrapeContext Ctx() {
-  return ScrapeContext{std::chrono::steady_clock::now() + std::chrono::hours(1)};
+  return ScrapeContext{std::chrono::steady_clock::now() +
+                       std::chrono::hours(1)};
 }
 
 TransportOpener OpenerOf(std::shared_ptr<ReplayTransport> t) {
@@ -62,15 +63,22 @@ class LogCapture {
 std::shared_ptr<ReplayTransport> Mlx5Kernel() {
   auto t = std::make_shared<ReplayTransport>();
   Msg dev(kCmdGet);
-  dev.U32(kAttrDevIndex, 2).Str(kAttrDevName, "mlx5_0").U32(kAttrPortIndex, 1)
-      .Str(kAttrFwVersion, "22.39.1002").U8(kAttrDevNodeType, 1)
+  dev.U32(kAttrDevIndex, 2)
+      .Str(kAttrDevName, "mlx5_0")
+      .U32(kAttrPortIndex, 1)
+      .Str(kAttrFwVersion, "22.39.1002")
+      .U8(kAttrDevNodeType, 1)
       .Str(kAttrDevProtocol, "roce");
   t->Set("GET_dump", Join({dev.Bytes(), Done()}));
   t->Set("GET_dev2", Join({dev.Bytes(), ErrorMsg(0)}));
   Msg port(kCmdPortGet);
-  port.U32(kAttrDevIndex, 2).Str(kAttrDevName, "mlx5_0").U32(kAttrPortIndex, 1)
-      .U8(kAttrPortState, 4).U8(kAttrPortPhysState, 5)
-      .U32(kAttrNdevIndex, 5).Str(kAttrNdevName, "eth2");
+  port.U32(kAttrDevIndex, 2)
+      .Str(kAttrDevName, "mlx5_0")
+      .U32(kAttrPortIndex, 1)
+      .U8(kAttrPortState, 4)
+      .U8(kAttrPortPhysState, 5)
+      .U32(kAttrNdevIndex, 5)
+      .Str(kAttrNdevName, "eth2");
   t->Set("PORT_GET_dump_dev2", Join({port.Bytes(), Done()}));
   t->Set("STAT_GET_dump_dev2_port1_res19", Done());
   t->Set("STAT_GET_STATUS_dev2_port1", ErrorMsg(EOPNOTSUPP));
@@ -135,7 +143,8 @@ TEST(NetlinkMlx5, ThirtyTwoBitCountersWrapIntoSixtyFourBits) {
                              static_cast<double>(near) + 26};
   const double want_cnp[] = {1000, 1500, 7};
   for (int i = 0; i < 3; ++i) {
-    t->Set("STAT_GET_dev2_port1", Mlx5Stats(readings[i].first, readings[i].second));
+    t->Set("STAT_GET_dev2_port1",
+           Mlx5Stats(readings[i].first, readings[i].second));
     MetricSet m;
     ASSERT_TRUE(c.Collect(Ctx(), m).ok());
     EXPECT_EQ(Sample(m, "rnic_hw_out_of_buffer_total", l), want_oob[i]) << i;
@@ -167,12 +176,20 @@ TEST(NetlinkOptional, StatusReportsSupportedAndEnabledOptionalCounters) {
   s.U32(kAttrDevIndex, 2).Str(kAttrDevName, "mlx5_0").U32(kAttrPortIndex, 1);
   s.Begin(kAttrStatHwcounters);
   // Default counters carry no DYNAMIC attribute: not optional.
-  s.Begin(kAttrStatHwcounterEntry).Str(kAttrStatHwcounterEntryName, "out_of_buffer")
-      .U32(kAttrStatHwcounterIndex, 0).End();
-  s.Begin(kAttrStatHwcounterEntry).Str(kAttrStatHwcounterEntryName, "cc_rx_ce_pkts")
-      .U32(kAttrStatHwcounterIndex, 40).U8(kAttrStatHwcounterDynamic, 1).End();
-  s.Begin(kAttrStatHwcounterEntry).Str(kAttrStatHwcounterEntryName, "rdma_tx_bytes")
-      .U32(kAttrStatHwcounterIndex, 44).U8(kAttrStatHwcounterDynamic, 0).End();
+  s.Begin(kAttrStatHwcounterEntry)
+      .Str(kAttrStatHwcounterEntryName, "out_of_buffer")
+      .U32(kAttrStatHwcounterIndex, 0)
+      .End();
+  s.Begin(kAttrStatHwcounterEntry)
+      .Str(kAttrStatHwcounterEntryName, "cc_rx_ce_pkts")
+      .U32(kAttrStatHwcounterIndex, 40)
+      .U8(kAttrStatHwcounterDynamic, 1)
+      .End();
+  s.Begin(kAttrStatHwcounterEntry)
+      .Str(kAttrStatHwcounterEntryName, "rdma_tx_bytes")
+      .U32(kAttrStatHwcounterIndex, 44)
+      .U8(kAttrStatHwcounterDynamic, 0)
+      .End();
   s.End();
   t->Set("STAT_GET_STATUS_dev2_port1", Join({s.Bytes(), ErrorMsg(0)}));
   NetlinkStatCollector c(OpenerOf(t), {});
@@ -180,7 +197,8 @@ TEST(NetlinkOptional, StatusReportsSupportedAndEnabledOptionalCounters) {
   ASSERT_TRUE(c.Collect(Ctx(), m).ok());
   EXPECT_EQ(SeriesOf(m, "rnic_optional_counter_info"), 2u);
   EXPECT_EQ(Sample(m, "rnic_optional_counter_info",
-                   {{"device", "mlx5_0"}, {"counter", "cc_rx_ce_pkts"},
+                   {{"device", "mlx5_0"},
+                    {"counter", "cc_rx_ce_pkts"},
                     {"enabled", "1"}}),
             1);
   EXPECT_EQ(Sample(m, "rnic_optional_counter_info",
@@ -197,12 +215,16 @@ std::vector<std::uint8_t> BoundCounters() {
   auto counter = [](Msg& m, std::uint32_t id, std::optional<std::uint32_t> pid,
                     const char* kern, std::vector<std::uint32_t> qpns,
                     std::uint64_t oob, std::uint64_t retrans) {
-    m.Begin(kAttrStatCounterEntry).U32(kAttrPortIndex, 1)
-        .U32(kAttrStatCounterId, id).U8(kAttrResType, 2);
+    m.Begin(kAttrStatCounterEntry)
+        .U32(kAttrPortIndex, 1)
+        .U32(kAttrStatCounterId, id)
+        .U8(kAttrResType, 2);
     if (pid) m.U32(kAttrResPid, *pid);
     if (kern) m.Str(kAttrResKernName, kern);
-    m.Begin(kAttrStatHwcounters).Counter("out_of_buffer", oob)
-        .Counter("roce_adp_retrans", retrans).End();
+    m.Begin(kAttrStatHwcounters)
+        .Counter("out_of_buffer", oob)
+        .Counter("roce_adp_retrans", retrans)
+        .End();
     m.Begin(kAttrResQp);
     for (auto q : qpns) m.Begin(kAttrResQpEntry).U32(kAttrResLqpn, q).End();
     m.End();
@@ -246,7 +268,8 @@ TEST(NetlinkBound, QpCountersAreSummedByCommand) {
   EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
                    {{"comm", "ib_write_bw"}}),
             100);
-  EXPECT_EQ(Sample(m, "rnic_qp_counter_bound_qps", {{"comm", "[ib_ipoib]"}}), 1);
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_bound_qps", {{"comm", "[ib_ipoib]"}}),
+            1);
   EXPECT_EQ(SeriesOf(m, "rnic_qp_counter_out_of_buffer_total"), 3u);
   // Never a pid or QP number label unless asked for.
   EXPECT_TRUE(LabelValues(m, "pid").empty());
@@ -261,8 +284,8 @@ TEST(NetlinkBound, PidLabelIsOptIn) {
   auto t = Mlx5Kernel();
   t->Set("STAT_GET_dev2_port1", Mlx5Stats(1000, 1));
   t->Set("STAT_GET_dump_dev2_port1_res19", BoundCounters());
-  NetlinkStatCollector c(OpenerOf(t),
-                         {.qp_counters_by_pid = true, .procfs = ProcWithComms()});
+  NetlinkStatCollector c(
+      OpenerOf(t), {.qp_counters_by_pid = true, .procfs = ProcWithComms()});
   MetricSet m;
   ASSERT_TRUE(c.Collect(Ctx(), m).ok());
   EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
@@ -296,7 +319,8 @@ TEST(NetlinkErrors, DeviceVanishingMidScrapeIsNotADisabledCommand) {
   t->Set("STAT_GET_dev2_port1", Mlx5Stats(3, 3));
   MetricSet m2;
   ASSERT_TRUE(c.Collect(Ctx(), m2).ok());
-  EXPECT_EQ(Sample(m2, "rnic_hw_out_of_buffer_total", {{"device", "mlx5_0"}}), 3);
+  EXPECT_EQ(Sample(m2, "rnic_hw_out_of_buffer_total", {{"device", "mlx5_0"}}),
+            3);
 }
 
 TEST(NetlinkErrors, NoRdmaNetlinkIsAnEmptySuccessfulScrape) {
@@ -327,9 +351,14 @@ TEST(NetlinkErrors, GarbageAnswerFailsTheScrapeWithoutCrashing) {
 std::shared_ptr<ReplayTransport> ResKernel(int processes) {
   auto t = std::make_shared<ReplayTransport>();
   Msg sum(kCmdResGet);
-  sum.U32(kAttrDevIndex, 0).Str(kAttrDevName, "mlx5_0").Begin(kAttrResSummary)
-      .Begin(kAttrResSummaryEntry).Str(kAttrResSummaryEntryName, "cq")
-      .U64(kAttrResSummaryEntryCurr, 1).End().End();
+  sum.U32(kAttrDevIndex, 0)
+      .Str(kAttrDevName, "mlx5_0")
+      .Begin(kAttrResSummary)
+      .Begin(kAttrResSummaryEntry)
+      .Str(kAttrResSummaryEntryName, "cq")
+      .U64(kAttrResSummaryEntryCurr, 1)
+      .End()
+      .End();
   t->Set("RES_GET_dump", Join({sum.Bytes(), Done()}));
   Msg dev(kCmdGet, 0);
   dev.U32(kAttrDevIndex, 0).Str(kAttrDevName, "mlx5_0");
@@ -339,8 +368,10 @@ std::shared_ptr<ReplayTransport> ResKernel(int processes) {
   // Process i holds i+1 CQs of depth 64*(i+1).
   for (int i = 0; i < processes; ++i) {
     for (int k = 0; k <= i; ++k) {
-      cq.Begin(kAttrResCqEntry).U32(kAttrResCqn, i * 100 + k)
-          .U32(kAttrResCqe, 64 * (i + 1)).U32(kAttrResPid, 1000 + i)
+      cq.Begin(kAttrResCqEntry)
+          .U32(kAttrResCqn, i * 100 + k)
+          .U32(kAttrResCqe, 64 * (i + 1))
+          .U32(kAttrResPid, 1000 + i)
           .U8(kAttrKnownEnd + 3, 9)  // unknown attribute inside an entry
           .End();
     }
@@ -375,7 +406,8 @@ TEST(NetlinkResourceCap, TopCommandsKeptRestFoldedIntoOther) {
   EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "worker4"}}), 5);
   // worker0..3 hold 1+2+3+4 CQs, deepest 4*64.
   EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "[other]"}}), 10);
-  EXPECT_EQ(Sample(m, "rnic_resource_cq_max_entries", {{"comm", "[other]"}}), 256);
+  EXPECT_EQ(Sample(m, "rnic_resource_cq_max_entries", {{"comm", "[other]"}}),
+            256);
   EXPECT_EQ(Sample(m, "rnic_resource_cq_entries", {{"comm", "[other]"}}),
             64 * 1 + 128 * 2 + 192 * 3 + 256 * 4);
 }
@@ -387,7 +419,8 @@ TEST(NetlinkResourceCap, ZeroMeansNoCap) {
   MetricSet m;
   ASSERT_TRUE(c.Collect(Ctx(), m).ok());
   EXPECT_EQ(SeriesOf(m, "rnic_resource_cqs"), 6u);
-  EXPECT_FALSE(Sample(m, "rnic_resource_cqs", {{"comm", "[other]"}}).has_value());
+  EXPECT_FALSE(
+      Sample(m, "rnic_resource_cqs", {{"comm", "[other]"}}).has_value());
 }
 
 TEST(NetlinkResourceErrors, MissingContextDumpDisablesOnlyThatPart) {
@@ -439,12 +472,15 @@ TEST(NetlinkSpecs, DocsCoverEveryFamilyEmitted) {
   t->Set("STAT_GET_dump_dev2_port1_res19", BoundCounters());
   MetricSet stat_out, res_out;
   ASSERT_TRUE(NetlinkStatCollector(OpenerOf(t), {.procfs = ProcWithComms()})
-                  .Collect(Ctx(), stat_out).ok());
+                  .Collect(Ctx(), stat_out)
+                  .ok());
   ASSERT_TRUE(NetlinkResourceCollector(OpenerOf(ResKernel(2)),
                                        {.procfs = ProcWithWorkers(2)})
-                  .Collect(Ctx(), res_out).ok());
-  for (auto [spec, set] : {std::pair{MakeNetlinkStatCollectorSpec(), &stat_out},
-                           std::pair{MakeNetlinkResourceCollectorSpec(), &res_out}}) {
+                  .Collect(Ctx(), res_out)
+                  .ok());
+  for (auto [spec, set] :
+       {std::pair{MakeNetlinkStatCollectorSpec(), &stat_out},
+        std::pair{MakeNetlinkResourceCollectorSpec(), &res_out}}) {
     for (const auto& f : set->families()) {
       bool documented = false;
       for (const auto& d : spec.metrics) documented |= matches(d.name, f.name);

@@ -19,21 +19,23 @@ using testing::Join;
 using testing::Msg;
 
 // Our hand-written numbers must match the kernel's header where it has them.
-static_assert(kCmdStatGetStatus == RDMA_NLDEV_CMD_STAT_GET_STATUS);
-static_assert(kCmdResCtxGet == RDMA_NLDEV_CMD_RES_CTX_GET);
-static_assert(kAttrNdevName == RDMA_NLDEV_ATTR_NDEV_NAME);
-static_assert(kAttrResCtxn == RDMA_NLDEV_ATTR_RES_CTXN);
-static_assert(kAttrStatHwcounterEntryValue ==
-              RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE);
-static_assert(kAttrResCtxEntry == RDMA_NLDEV_ATTR_RES_CTX_ENTRY);
-static_assert(kAttrStatHwcounterDynamic ==
-              RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC);
+static_assert(int{kCmdStatGetStatus} == int{RDMA_NLDEV_CMD_STAT_GET_STATUS});
+static_assert(int{kCmdResCtxGet} == int{RDMA_NLDEV_CMD_RES_CTX_GET});
+static_assert(int{kAttrNdevName} == int{RDMA_NLDEV_ATTR_NDEV_NAME});
+static_assert(int{kAttrResCtxn} == int{RDMA_NLDEV_ATTR_RES_CTXN});
+static_assert(int{kAttrStatHwcounterEntryValue} ==
+              int{RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE});
+static_assert(int{kAttrResCtxEntry} == int{RDMA_NLDEV_ATTR_RES_CTX_ENTRY});
+static_assert(int{kAttrStatHwcounterDynamic} ==
+              int{RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC});
 static_assert(MsgType(kCmdGet) ==
-              RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET));
+              RDMA_NL_GET_TYPE(int{RDMA_NL_NLDEV}, int{RDMA_NLDEV_CMD_GET}));
 
 TEST(NetlinkRequestKey, NamesCommandAndAttributes) {
-  Request r{kCmdStatGet, true,
-            {{kAttrDevIndex, 3}, {kAttrPortIndex, 2}, {kAttrStatRes, kAttrResQp}}};
+  Request r{
+      kCmdStatGet,
+      true,
+      {{kAttrDevIndex, 3}, {kAttrPortIndex, 2}, {kAttrStatRes, kAttrResQp}}};
   EXPECT_EQ(r.Key(), "STAT_GET_dump_dev3_port2_res19");
   EXPECT_EQ((Request{kCmdGet, false, {{kAttrDevIndex, 0}}}.Key()), "GET_dev0");
 }
@@ -50,8 +52,8 @@ TEST(NetlinkAttrs, UnknownAttributesAreIgnored) {
       .U8(kAttrDevNodeType, 1);
   auto bytes = m.Bytes();
   Attrs a;
-  ASSERT_TRUE(a.ParseMessage(*reinterpret_cast<const nlmsghdr*>(bytes.data()))
-                  .ok());
+  ASSERT_TRUE(
+      a.ParseMessage(*reinterpret_cast<const nlmsghdr*>(bytes.data())).ok());
   EXPECT_EQ(a.U32(kAttrDevIndex), 7u);
   EXPECT_EQ(a.Str(kAttrDevName), "mlx5_0");
   EXPECT_EQ(a.U8(kAttrDevNodeType), 1);
@@ -109,7 +111,10 @@ TEST(NetlinkWalk, AnswerWithoutEndIsAnError) {
 TEST(NetlinkWalk, TruncatedAnswersAreErrorsAtEveryCut) {
   Msg m(kCmdStatGet, 0);
   m.U32(kAttrDevIndex, 0).Str(kAttrDevName, "rxe0").U32(kAttrPortIndex, 1);
-  m.Begin(kAttrStatHwcounters).Counter("sent_pkts", 10).Counter("rcvd_pkts", 11).End();
+  m.Begin(kAttrStatHwcounters)
+      .Counter("sent_pkts", 10)
+      .Counter("rcvd_pkts", 11)
+      .End();
   const auto full = Join({m.Bytes(), ErrorMsg(0)});
   {
     ReplayTransport t;

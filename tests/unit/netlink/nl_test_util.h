@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,9 +30,18 @@ class Msg {
   Msg(const Msg&) = delete;
   Msg& operator=(const Msg&) = delete;
 
-  Msg& U8(int type, std::uint8_t v) { nla_put_u8(msg_, type, v); return *this; }
-  Msg& U32(int type, std::uint32_t v) { nla_put_u32(msg_, type, v); return *this; }
-  Msg& U64(int type, std::uint64_t v) { nla_put_u64(msg_, type, v); return *this; }
+  Msg& U8(int type, std::uint8_t v) {
+    nla_put_u8(msg_, type, v);
+    return *this;
+  }
+  Msg& U32(int type, std::uint32_t v) {
+    nla_put_u32(msg_, type, v);
+    return *this;
+  }
+  Msg& U64(int type, std::uint64_t v) {
+    nla_put_u64(msg_, type, v);
+    return *this;
+  }
   Msg& Str(int type, const std::string& v) {
     nla_put_string(msg_, type, v.c_str());
     return *this;
@@ -97,8 +106,9 @@ inline std::vector<std::uint8_t> Join(
   return out;
 }
 
-inline std::optional<double> Sample(const MetricSet& set, const std::string& name,
-                             const Labels& labels) {
+inline std::optional<double> Sample(const MetricSet& set,
+                                    const std::string& name,
+                                    const Labels& labels) {
   for (const auto& f : set.families()) {
     if (f.name != name) continue;
     for (const auto& m : f.metric) {
@@ -121,7 +131,7 @@ inline std::size_t SeriesOf(const MetricSet& set, const std::string& name) {
 }
 
 inline std::vector<std::string> LabelValues(const MetricSet& set,
-                                     const std::string& label) {
+                                            const std::string& label) {
   std::set<std::string> vals;
   for (const auto& f : set.families()) {
     for (const auto& m : f.metric) {
@@ -136,6 +146,5 @@ inline std::vector<std::string> LabelValues(const MetricSet& set,
 inline std::string FixtureDir(const std::string& name) {
   return std::string(RNIC_FIXTURES_DIR) + "/netlink/" + name;
 }
-
 
 }  // namespace rnic::nl::testing
