@@ -3,6 +3,7 @@
 #include "collectors/collector_spec.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
+#include "collectors/perf/perf_collector.h"
 
 namespace rnic {
 
@@ -10,6 +11,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
       MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
       MakeNetlinkResourceCollectorSpec(),
+      MakePerfCollectorSpec(),
   };
   return kAll;
 }
