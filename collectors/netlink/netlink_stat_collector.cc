@@ -260,7 +260,8 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
        nl::kBoundQpsHelp},
       {"rnic_qp_counter_<counter>_total", "counter", "device,port,comm",
        "Sum of <counter> over the counters bound to a process's QPs; already "
-       "included in rnic_hw_<counter>_total (never add the two)"},
+       "included in rnic_hw_<counter>_total (never add the two). A pid label "
+       "is added with --collector.netlink_stat.qp-counters-by-pid"},
   };
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {

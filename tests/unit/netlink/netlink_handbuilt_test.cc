@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 
+#include "collectors/netlink/libnl_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/replay_transport.h"
@@ -321,6 +322,48 @@ TEST(NetlinkErrors, DeviceVanishingMidScrapeIsNotADisabledCommand) {
   ASSERT_TRUE(c.Collect(Ctx(), m2).ok());
   EXPECT_EQ(Sample(m2, "rnic_hw_out_of_buffer_total", {{"device", "mlx5_0"}}),
             3);
+}
+
+TEST(NetlinkHotplug, RenamedDeviceLeavesNoSeriesUnderItsOldName) {
+  auto t = Mlx5Kernel();
+  t->Set("STAT_GET_dev2_port1", Mlx5Stats(1, 1));
+  NetlinkStatCollector c(OpenerOf(t), {});
+  MetricSet before;
+  ASSERT_TRUE(c.Collect(Ctx(), before).ok());
+  EXPECT_EQ(LabelValues(before, "device"), std::vector<std::string>{"mlx5_0"});
+  // systemd/rdma-core renames mlx5_0 (same index) to its stable name.
+  Msg dev(kCmdGet);
+  dev.U32(kAttrDevIndex, 2).Str(kAttrDevName, "rocep1s0f0").U32(kAttrPortIndex, 1);
+  t->Set("GET_dump", Join({dev.Bytes(), Done()}));
+  MetricSet after;
+  ASSERT_TRUE(c.Collect(Ctx(), after).ok());
+  EXPECT_EQ(LabelValues(after, "device"), std::vector<std::string>{"rocep1s0f0"});
+  EXPECT_EQ(Sample(after, "rnic_hw_out_of_buffer_total",
+                   {{"device", "rocep1s0f0"}, {"port", "1"}}),
+            1);
+}
+
+TEST(NetlinkFactory, HostWithoutRdmaNetlinkLeavesSysfsInCharge) {
+  if (LibnlTransport::Open().ok()) GTEST_SKIP() << "this host has RDMA netlink";
+  auto shared = std::make_shared<SharedFacts>();
+  CollectorArgs args;
+  args.shared = shared;
+  auto spec = MakeNetlinkStatCollectorSpec();
+  for (const auto& o : spec.options) args.options[o.name] = o.default_value;
+  auto c = spec.factory(args);
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_FALSE(shared->netlink_port_state);
+  EXPECT_FALSE(shared->netlink_hw_counters);
+  MetricSet m;
+  EXPECT_TRUE((*c)->Collect(Ctx(), m).ok());
+  EXPECT_TRUE(m.empty());
+}
+
+TEST(NetlinkComm, OwnersAreNamedLikeTheRdmaTool) {
+  CommResolver r(ProcWithComms());
+  EXPECT_EQ(r.Resolve(Owner{100, {}}), "nccl");
+  EXPECT_EQ(r.Resolve(Owner{std::nullopt, "ib_core"}), "[ib_core]");
+  EXPECT_EQ(r.Resolve(Owner{424242, {}}), "[unknown]");  // gone or hidden
 }
 
 TEST(NetlinkErrors, NoRdmaNetlinkIsAnEmptySuccessfulScrape) {
