@@ -5,8 +5,7 @@
 namespace rnic {
 
 const std::vector<CollectorSpec>& AllCollectors() {
-  static const std::vector<CollectorSpec> kAll = {
-  };
+  static const std::vector<CollectorSpec> kAll = {};
   return kAll;
 }
 
