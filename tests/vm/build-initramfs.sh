@@ -8,6 +8,7 @@
 #   RNIC_VM_EXPORTER  exporter binary (default <repo>/build/exporter/rnic_exporter);
 #                     included when it exists, and the image is rebuilt when it
 #                     appears, changes or disappears.
+#   RNIC_VM_REQUIRE_EXPORTER=1  fail when the exporter is missing (ctest).
 #   RNIC_VM_BINS      more project binaries (space separated), all required.
 #   RNIC_VM_FORCE=1   rebuild even if nothing changed.
 set -euo pipefail
@@ -49,20 +50,23 @@ OPTIONAL_MODULES="crc32_generic"
 PROJECT_BINS=$RNIC_VM_BINS
 if [ -e "$RNIC_VM_EXPORTER" ]; then
   PROJECT_BINS="$RNIC_VM_EXPORTER $PROJECT_BINS"
+elif [ "${RNIC_VM_REQUIRE_EXPORTER:-0}" = 1 ]; then
+  die "the exporter $RNIC_VM_EXPORTER is missing: build it first (cmake --build <build dir>)"
 fi
 for b in $TOOLS $PROJECT_BINS; do
   [ -x "$b" ] || die "missing executable $b (see setup.sh for packages; build the project for its own binaries)"
 done
 
-# ELF files plus the libraries ldd resolves for them.
-elf_closure() {
+# The shared libraries ldd resolves for some executables.
+libs_of() {
   local f
   for f in "$@"; do
-    echo "$f"
-    ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'
-  done | sort -u
+    { ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'
+  done
 }
-FILES=$(elf_closure $TOOLS $PROVIDERS $PROJECT_BINS)
+# Copied to the same path in the guest.
+# shellcheck disable=SC2086
+FILES=$(printf '%s\n' $TOOLS $PROVIDERS $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS) | sort -u)
 
 # The manifest names every input; any difference forces a rebuild.
 manifest() {
@@ -71,7 +75,7 @@ manifest() {
   echo "bins $RNIC_VM_BINS"
   # shellcheck disable=SC2086
   stat -L -c '%n %s %Y' "$0" "$VM_DIR/lib/common.sh" "$VM_DIR"/guest/* "$BUSYBOX" \
-    /etc/libibverbs.d/rxe.driver $FILES
+    /etc/libibverbs.d/rxe.driver $FILES $PROJECT_BINS
 }
 NEW_MANIFEST=$(manifest)
 if [ "${RNIC_VM_FORCE:-0}" != 1 ] && [ -f "$OUT" ] && [ -f "$MANIFEST" ] &&
@@ -81,7 +85,7 @@ if [ "${RNIC_VM_FORCE:-0}" != 1 ] && [ -f "$OUT" ] && [ -f "$MANIFEST" ] &&
 fi
 if [ -f "$MANIFEST" ]; then
   log "initramfs inputs changed:"
-  diff <(cat "$MANIFEST") <(echo "$NEW_MANIFEST") | grep '^[<>]' | head -5 >&2 || true
+  diff <(cat "$MANIFEST") <(echo "$NEW_MANIFEST") | grep "^[<>]" | head -6 | sed "s/^/    /" >&2 || true
 fi
 T0=$(now)
 rm -rf "$ROOT" "$OUT" "$MANIFEST"
@@ -104,7 +108,6 @@ cp /etc/libibverbs.d/rxe.driver "$ROOT/etc/libibverbs.d/"
 # Project binaries go to /usr/bin under their own name, without debug info
 # (smaller image, faster to load through fw_cfg under TCG).
 for b in $PROJECT_BINS; do
-  rm -f "$ROOT$b"
   strip --strip-debug -o "$ROOT/usr/bin/$(basename "$b")" "$b" 2>/dev/null ||
     cp "$b" "$ROOT/usr/bin/$(basename "$b")"
 done

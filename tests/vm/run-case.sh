@@ -66,6 +66,10 @@ INITRD=$RNIC_VM_BUILD/initramfs.cpio
 
 rm -rf "$RUN"
 mkdir -p "$RUN/sync" || die "cannot create $RUN"
+# Sanitizer settings reach the guest's exporter (an ASan build in CI).
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+  [ -n "${!v:-}" ] && printf "export %s='%s'\n" "$v" "${!v}"
+done >"$RUN/guest.env"
 PROM_DATA=$(mktemp -d "${TMPDIR:-/tmp}/rnicvm-prom.XXXXXX")
 PIDS=()
 HOST_PID=
@@ -235,8 +239,12 @@ for i in "${!NAMES[@]}"; do
   log "${NAMES[$i]}: qemu exited rc=${QEMU_RC[$i]} after $(elapsed "$T_START") s"
 done
 if [ -n "$HOST_PID" ]; then
-  # The VMs are gone; a host script still waiting for them gets 10 s more.
+  # The VMs are gone; a host script still waiting for them gets 10 s more,
+  # or 1 s when a guest already failed.
   n=100
+  for i in "${!NAMES[@]}"; do
+    [ "$(cat "$RUN/${NAMES[$i]}/guest-rc" 2>/dev/null)" = 0 ] || n=10
+  done
   while [ ! -f "$RUN/sync/host-done" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
   if [ ! -f "$RUN/sync/host-done" ]; then
     log "host script still running after the VMs exited: stopping it"

@@ -2,6 +2,9 @@
 # /case/guest.sh. Environment from /init: VM_NAME, VM_IP, PEER_IP,
 # EXPORTER_PORT, VMOUT (/out/$VM_NAME), OUT (/out), SYNC (/out/sync), CASE.
 
+# Environment the host passes on (sanitizer options).
+[ -f "$OUT/guest.env" ] && . "$OUT/guest.env"
+
 # busybox sh prefers its own applets over $PATH; force the real tools.
 ip() { /usr/sbin/ip "$@"; }
 tc() { /usr/sbin/tc "$@"; }
@@ -56,8 +59,17 @@ start_exporter() {
   done
   say "rnic_exporter up (pid $EXPORTER_PID)"
 }
-# scrape [PATH]: GET from the exporter (default /metrics) to stdout.
-scrape() { wget -q -T 10 -O - "$EXPORTER_URL${1:-/metrics}"; }
+# scrape [PATH]: GET from the exporter (default /metrics); the body goes to
+# stdout, and the status is 0 only for an HTTP 200 answer. (busybox's static
+# wget crashes on this glibc, so this speaks HTTP/1.0 through nc.)
+scrape() {
+  printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "${1:-/metrics}" |
+    timeout 15 nc 127.0.0.1 "$EXPORTER_PORT" 2>/dev/null | tr -d '\r' |
+    awk 'NR == 1 { bad = ($2 != 200); next }
+         body { print; next }
+         $0 == "" { body = 1 }
+         END { exit (NR == 0 || bad) }'
+}
 exporter_alive() { kill -0 "$EXPORTER_PID" 2>/dev/null; }
 # stop_exporter: SIGTERM and wait; fails if it had crashed or exits non-zero.
 stop_exporter() {
@@ -65,7 +77,10 @@ stop_exporter() {
   kill -TERM "$EXPORTER_PID"
   wait "$EXPORTER_PID"
   _rc=$?
-  [ $_rc -eq 0 ] || fail "rnic_exporter exited with status $_rc after SIGTERM"
+  # 0: handled SIGTERM; 143: died of it by default action. Anything else
+  # (134 abort, 139 segfault, 1 sanitizer report...) is a failure.
+  [ $_rc -eq 0 ] || [ $_rc -eq 143 ] ||
+    fail "rnic_exporter exited with status $_rc after SIGTERM (see $EXPORTER_LOG)"
   say "rnic_exporter stopped cleanly"
 }
 log_lines() { wc -l <"$EXPORTER_LOG"; }
