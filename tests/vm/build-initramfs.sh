@@ -115,12 +115,13 @@ done
 # Modules in load order: depth-first over modules.dep, dependencies first.
 declare -A SEEN=()
 ORDER=()
-mod_path() { grep -m1 -E "(^|/)$1\.ko(\.[a-z]+)?:" "$MODDIR/modules.dep" | cut -d: -f1; }
+mod_path() { { grep -m1 -E "(^|/)$1\.ko(\.[a-z]+)?:" "$MODDIR/modules.dep" || true; } | cut -d: -f1; }
+builtin() { grep -q -E "(^|/)$1\.ko$" "$MODDIR/modules.builtin"; }
 visit() {
   local rel=$1 deps
   [ -n "${SEEN[$rel]:-}" ] && return
   SEEN[$rel]=1
-  deps=$(grep -m1 -E "^$rel:" "$MODDIR/modules.dep" | cut -d: -f2)
+  deps=$({ grep -m1 -E "^$rel:" "$MODDIR/modules.dep" || true; } | cut -d: -f2)
   local dep
   # shellcheck disable=SC2086
   for dep in $(printf '%s\n' $deps | tac); do visit "$dep"; done
@@ -129,6 +130,7 @@ visit() {
 for m in $MODULES $OPTIONAL_MODULES; do
   rel=$(mod_path "$m")
   if [ -z "$rel" ]; then
+    builtin "$m" && continue # newer kernels build some of these in
     case " $OPTIONAL_MODULES " in *" $m "*) continue ;; esac
     die "module $m not in $MODDIR"
   fi

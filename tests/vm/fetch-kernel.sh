@@ -61,8 +61,12 @@ if [ -z "$DIR" ]; then
   VERSION=$(apt-cache show --no-all-versions "$PKG" | awk '/^Version:/ { print $2; exit }')
   DEB=$(ls "$RNIC_VM_CACHE/debs/${PKG}_"*.deb 2>/dev/null | sort -V | tail -1 || true)
   if [ -z "$DEB" ]; then
-    log "downloading $PKG $VERSION (~70 MB) into $RNIC_VM_CACHE/debs"
-    (cd "$RNIC_VM_CACHE/debs" && apt-get download -q "$PKG") ||
+    SIZE=$(apt-cache show --no-all-versions "$PKG" | awk '/^Size:/ { printf "%d", $2 / 1048576; exit }')
+    log "downloading $PKG $VERSION (${SIZE} MiB) into $RNIC_VM_CACHE/debs"
+    # As root apt would hand the download to user _apt, who cannot write here.
+    SANDBOX=()
+    [ "$(id -u)" = 0 ] && SANDBOX=(-o APT::Sandbox::User=root)
+    (cd "$RNIC_VM_CACHE/debs" && apt-get download -q "${SANDBOX[@]}" "$PKG") ||
       die "apt-get download $PKG failed (network or apt sources?)"
     DEB=$(ls "$RNIC_VM_CACHE/debs/${PKG}_"*.deb | sort -V | tail -1)
   fi
