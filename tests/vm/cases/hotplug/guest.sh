@@ -34,11 +34,13 @@ quiet_scrapes "both devices"
 l0=$(log_lines)
 rdma link delete rxe1 || fail "rdma link delete rxe1"
 [ ! -e /sys/class/infiniband/rxe1 ] || fail "rxe1 still in sysfs"
+say "rxe1 deleted"
 signal deleted
 wait_for rxe1-gone-seen 60 || fail "host never saw rxe1's series vanish"
 exporter_alive || fail "exporter died after rxe1 was removed"
 quiet_scrapes "rxe1 removed"
 rdma link add rxe1 type rxe netdev dummy0 || fail "rdma link add rxe1"
+say "rxe1 re-added"
 signal readded
 wait_for rxe1-back-seen 60 || fail "host never saw rxe1 come back"
 quiet_scrapes "rxe1 re-added"
@@ -51,7 +53,9 @@ l1=$(log_lines)
 }
 touch /tmp/stop-loop
 wait $loop
-say "scrape loop: $(cat /tmp/loop.count) scrapes, $(wc -l </tmp/loop.err 2>/dev/null || echo 0) failed"
+failed=0
+[ -f /tmp/loop.err ] && failed=$(wc -l </tmp/loop.err)
+say "scrape loop: $(cat /tmp/loop.count) scrapes, $failed failed; exporter log grew by $((l1 - l0)) lines"
 [ ! -s /tmp/loop.err ] || { cat /tmp/loop.err; fail "scrapes failed during the remove/re-add"; }
 exporter_alive || fail "exporter is gone"
 wait_host 60 || fail "host side failed"
