@@ -163,7 +163,11 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
   echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"
   echo "rule_files:"
   for r in $RULES; do
-    for f in "$REPO_DIR"/$r; do echo "  - '$f'"; done
+    case $r in /*) ;; *) r=$REPO_DIR/$r ;; esac
+    for f in $r; do
+      [ -f "$f" ] || die "rule file $f (RULES in case.conf) not found"
+      echo "  - '$f'"
+    done
   done
   [ -n "$RULES" ] || echo "  []"
   echo "scrape_configs:"

@@ -8,6 +8,8 @@ def run():
     prom.wait_up(timeout=20)
     got = prom.wait_value('rnicvm_selftest_value{vm="vm0"}', lambda v: v == expected, timeout=20)
     rnicvm.log(f"Prometheus sees rnicvm_selftest_value={got} via {rnicvm.exporter_url()}")
+    alert = prom.wait_alert("RnicVmSelftest", timeout=20)[0]
+    rnicvm.log(f"alert {alert['labels']['alertname']} is {alert['state']}")
 
 
 rnicvm.main(run)
