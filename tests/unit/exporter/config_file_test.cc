@@ -8,7 +8,11 @@ namespace rnic {
 namespace {
 
 std::string Write(const std::string& text) {
-  std::string path = ::testing::TempDir() + "/rnic_config_test.yml";
+  // Unique per test and call: ctest runs tests of this binary in parallel.
+  static int n = 0;
+  std::string path = ::testing::TempDir() + "/rnic_config_" +
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                     std::to_string(++n) + ".yml";
   std::ofstream(path) << text;
   return path;
 }
