@@ -65,7 +65,7 @@ libs_of() {
   done
 }
 # Copied to the same path in the guest.
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046 # word lists on purpose
 FILES=$(printf '%s\n' $TOOLS $PROVIDERS $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS) | sort -u)
 
 # The manifest names every input; any difference forces a rebuild.

@@ -49,7 +49,7 @@ need_cmd curl curl
 need_cmd ss iproute2
 need_cmd python3 python3
 case $ACCEL in
-  tcg) ACCEL_ARGS=(-accel tcg,thread=multi -cpu max) ;;
+  tcg) ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max) ;;
   kvm) [ -w /dev/kvm ] || die "RNIC_VM_ACCEL=kvm but /dev/kvm is not usable"
     ACCEL_ARGS=(-accel kvm -cpu host) ;;
   *) die "RNIC_VM_ACCEL must be tcg or kvm" ;;
@@ -89,11 +89,11 @@ port_listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 declare -a FWD_PORT VM_PID
 LINK_PORT=
 start_vm() {
-  local i=$1 name=${NAMES[$1]} attempt port pid dir=$RUN/${NAMES[$1]}
+  local i=$1 name=${NAMES[$1]} port pid dir=$RUN/${NAMES[$1]}
   local append net=()
   mkdir -p "$dir"
   append="console=ttyS0 loglevel=3 panic=-1 rnicvm.name=$name rnicvm.port=$GUEST_PORT"
-  for attempt in 1 2 3; do
+  for _ in 1 2 3; do
     port=$(free_port)
     local user="user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$GUEST_PORT"
     if [ "$VMS" = 1 ]; then
@@ -179,8 +179,8 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
   done
 } >"$PROM_CFG"
 start_prometheus() {
-  local attempt n
-  for attempt in 1 2 3; do
+  local n
+  for _ in 1 2 3; do
     PROM_PORT=$(free_port)
     PROM_URL=http://127.0.0.1:$PROM_PORT
     prometheus --config.file="$PROM_CFG" --storage.tsdb.path="$PROM_DATA" \

@@ -30,7 +30,8 @@ std::optional<std::string> HttpGetLocal(int port, const std::string& path,
     return std::nullopt;
   }
   std::string request =
-      "GET " + path + " HTTP/1.0\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n";
+      "GET " + path +
+      " HTTP/1.0\r\nHost: localhost\r\nAccept: text/plain\r\n\r\n";
   if (write(fd, request.data(), request.size()) !=
       static_cast<ssize_t>(request.size())) {
     *error = std::string("write: ") + std::strerror(errno);

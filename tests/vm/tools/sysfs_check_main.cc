@@ -140,7 +140,8 @@ class Checker {
       if (file.empty() && EndsWith(counter, "_total")) {
         file = HwCounterFile(base, counter.substr(0, counter.size() - 6));
       }
-      if (file.empty()) return Fail(s, "no hw_counters file for it under " + base);
+      if (file.empty())
+        return Fail(s, "no hw_counters file for it under " + base);
       return Compare(s, file, 1, ParseUnsigned);
     }
     if (port != s.labels.end()) {
@@ -268,7 +269,8 @@ int Run(const Options& o) {
     snap = ReadSysfs(o.sysfs, o.devices);
     body = std::move(*got);
     stable = before == snap;
-    if (!stable) std::printf("sysfs changed during scrape %d; again\n", attempt);
+    if (!stable)
+      std::printf("sysfs changed during scrape %d; again\n", attempt);
   }
   if (!stable) {
     std::fprintf(stderr, "FAIL: sysfs never stood still for a scrape\n");
@@ -295,9 +297,10 @@ int Run(const Options& o) {
     ok = false;
   }
   for (const auto& name : checker.unmapped()) {
-    std::printf("UNMAPPED %s: served for the devices, but this check knows no "
-                "sysfs source for it (extend tests/vm/tools)\n",
-                name.c_str());
+    std::printf(
+        "UNMAPPED %s: served for the devices, but this check knows no "
+        "sysfs source for it (extend tests/vm/tools)\n",
+        name.c_str());
     ok = false;
   }
   for (const auto& f : checker.Unserved()) {
@@ -310,8 +313,9 @@ int Run(const Options& o) {
       ok = false;
     }
   }
-  std::printf("%s: %d samples served for the devices, %d values equal to sysfs\n",
-              ok ? "PASS" : "FAIL", served, checker.compared());
+  std::printf(
+      "%s: %d samples served for the devices, %d values equal to sysfs\n",
+      ok ? "PASS" : "FAIL", served, checker.compared());
   return ok ? 0 : 1;
 }
 
