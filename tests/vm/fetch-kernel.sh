@@ -26,10 +26,12 @@ exec 9>"$RNIC_VM_CACHE/.kernel.lock"
 flock 9
 
 apt_has() { apt-cache show --no-all-versions "$1" >/dev/null 2>&1; }
-cached_dir_for() { # newest complete unpack of package $1, if any
-  local d best=
+cached_dir_for() { # newest complete, intact unpack of package $1, if any
+  local d best='' kver
   for d in "$RNIC_VM_CACHE/kernel/$1"_*; do
-    [ -f "$d/.complete" ] && best=$d
+    [ -f "$d/.complete" ] || continue
+    kver=$(cat "$d/KVER" 2>/dev/null) || continue
+    [ -f "$d/boot/vmlinuz-$kver" ] && [ -f "$d/lib/modules/$kver/modules.dep" ] && best=$d
   done
   printf '%s' "$best"
 }
