@@ -15,7 +15,7 @@ PKGS=(
   curl prometheus prometheus-node-exporter python3 jq
   # Soft-RoCE VM harness (tests/vm)
   qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
-  ibverbs-providers perftest rdmacm-utils infiniband-diags
+  ibverbs-providers perftest rdmacm-utils infiniband-diags xz-utils zstd binutils
 )
 missing=()
 for p in "${PKGS[@]}"; do
