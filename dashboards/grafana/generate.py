@@ -558,13 +558,14 @@ def congestion():
         "cps"), 8, 8)
     lay.add(timeseries(
         "Responder sequence errors",
-        "Out-of-sequence and duplicate requests seen by the responder "
-        "(mlx5 out_of_sequence, duplicate_request; rxe rcvd_seq_err, "
-        "duplicate_request).",
+        "Requests the responder saw out of sequence (a packet before them was "
+        "lost) or twice (a retransmit of something it had): mlx5 "
+        "out_of_sequence, rxe out_of_seq_request, duplicate_request.",
         [target("rate(rnic_hw_out_of_sequence_total{%s}[$__rate_interval])"
                 % DSEL, "out_of_sequence " + PORT_LEGEND),
-         target("rate(rnic_hw_rcvd_seq_err_total{%s}[$__rate_interval])"
-                % DSEL, "rcvd_seq_err " + PORT_LEGEND),
+         target("rate(rnic_hw_out_of_seq_request_total{%s}"
+                "[$__rate_interval])" % DSEL,
+                "out_of_seq_request " + PORT_LEGEND),
          target("rate(rnic_hw_duplicate_request_total{%s}[$__rate_interval])"
                 % DSEL, "duplicate_request " + PORT_LEGEND)], "cps"), 8, 8)
     lay.add(timeseries(
@@ -622,6 +623,12 @@ def probe_resources():
         [target("sum by (le) (rate(rnic_probe_latency_seconds_bucket{%s}"
                 "[$__rate_interval]))" % psel)], "s"), 12, 9)
     lay.add(timeseries(
+        "Failed probe rounds",
+        "Probe rounds per port that did not complete every operation.",
+        [target("increase(rnic_probe_rounds_total{%s,result=\"failed\"}"
+                "[$__rate_interval]) > 0" % DSEL, PORT_LEGEND)],
+        "short", draw="bars"), 12, 9)
+    lay.add(timeseries(
         "Probe errors",
         "Completion errors by status and timeouts of the probe.",
         [target("sum by (instance, device, port, status) (rate("
@@ -632,13 +639,16 @@ def probe_resources():
                 PORT_LEGEND + " timeout")], "cps"), 12, 9)
     lay.add(timeseries(
         "Memory registration time",
-        "p50 and p99 of ibv_reg_mr time measured by the probe, per device.",
-        [target("histogram_quantile(0.5, sum by (le, instance, device) (rate("
-                "rnic_probe_mr_register_seconds_bucket{%s}[$__rate_interval])))"
-                % DSEL, "p50 {{instance}} {{device}}"),
-         target("histogram_quantile(0.99, sum by (le, instance, device) (rate("
-                "rnic_probe_mr_register_seconds_bucket{%s}[$__rate_interval])))"
-                % DSEL, "p99 {{instance}} {{device}}")], "s"), 12, 8)
+        "p50 and p99 of ibv_reg_mr() time measured by the probe, per device "
+        "and buffer size.",
+        [target("histogram_quantile(0.5, sum by (le, instance, device, "
+                "size_bytes) (rate(rnic_probe_mr_registration_seconds_bucket"
+                "{%s}[$__rate_interval])))" % DSEL,
+                "p50 {{instance}} {{device}} {{size_bytes}}B"),
+         target("histogram_quantile(0.99, sum by (le, instance, device, "
+                "size_bytes) (rate(rnic_probe_mr_registration_seconds_bucket"
+                "{%s}[$__rate_interval])))" % DSEL,
+                "p99 {{instance}} {{device}} {{size_bytes}}B")], "s"), 12, 8)
     lay.add(timeseries(
         "Async events",
         "Asynchronous events the probe's verbs context received, by event "
@@ -658,10 +668,77 @@ def probe_resources():
         "Kernel CQ errors by syndrome",
         "CQ error lines the driver logged (0x1 overrun, 0x2 access "
         "violation).",
-        [target("sum by (instance, device, syndrome) (increase("
+        [target("sum by (instance, device, syndrome, reason) (increase("
                 "rnic_kernel_cq_errors_total{%s}[$__rate_interval])) > 0"
-                % DSEL, "{{instance}} {{device}} {{syndrome}}")],
+                % DSEL, "{{instance}} {{device}} {{syndrome}} {{reason}}")],
         "short", draw="bars"), 12, 8)
+    lay.row("Resources (RDMA netlink)")
+    lay.add(timeseries(
+        "Objects per device",
+        "RDMA objects per device and kind (rdma resource show): qp, cq, mr, "
+        "pd, ctx, srq, cm_id. Counts only objects visible in the exporter's "
+        "PID namespace.",
+        [target("rnic_resource_objects{%s}" % DSEL,
+                "{{instance}} {{device}} {{resource}}")], "short"), 12, 8)
+    lay.add(timeseries(
+        "QPs by type and state",
+        "Queue pairs per device by type (RC, UD, ...) and state (RTS, ERR, "
+        "...). QPs piling up in ERR are failed connections nobody cleaned "
+        "up.",
+        [target("sum by (instance, device, qp_type, state) "
+                "(rnic_resource_qps{%s})" % DSEL,
+                "{{instance}} {{device}} {{qp_type}} {{state}}")], "short"),
+            12, 8)
+    lay.add(timeseries(
+        "Pinned memory by process (top 10)",
+        "Bytes registered in memory regions per command name (sum of MR "
+        "lengths): memory the kernel cannot swap or move.",
+        [target("topk(10, rnic_resource_mr_pinned_bytes{%s})" % DSEL,
+                "{{instance}} {{device}} {{comm}}")], "bytes"), 12, 8)
+    lay.add(timeseries(
+        "CQ entries by process (top 10)",
+        "Total CQ depth per command name; compare with the largest single "
+        "CQ when chasing overruns.",
+        [target("topk(10, rnic_resource_cq_entries{%s})" % DSEL,
+                "total {{instance}} {{device}} {{comm}}"),
+         target("topk(10, rnic_resource_cq_max_entries{%s})" % DSEL,
+                "largest {{instance}} {{device}} {{comm}}")], "short"), 12, 8)
+    lay.add(table(
+        "Resources by process",
+        "QPs, CQs, MRs, PDs and verbs contexts per command name and device.",
+        [target("rnic_resource_comm_qps{%s}" % DSEL),
+         target("rnic_resource_cqs{%s}" % DSEL),
+         target("rnic_resource_mrs{%s}" % DSEL),
+         target("rnic_resource_mr_pinned_bytes{%s}" % DSEL),
+         target("rnic_resource_pds{%s}" % DSEL),
+         target("rnic_resource_contexts{%s}" % DSEL)],
+        "short",
+        overrides=[
+            column_override("Value #A", "short", display="QPs"),
+            column_override("Value #B", "short", display="CQs"),
+            column_override("Value #C", "short", display="MRs"),
+            column_override("Value #D", "bytes", display="Pinned"),
+            column_override("Value #E", "short", display="PDs"),
+            column_override("Value #F", "short", display="Contexts"),
+        ],
+        exclude=["job"]), 24, 8)
+    lay.add(timeseries(
+        "Retransmit triggers by process (bound QP counters)",
+        "Per-process sums of the RDMA counters bound to its QPs (netlink "
+        "statistic, when QP counters are bound): mlx5 local_ack_timeout_err "
+        "and packet_seq_err, rxe completer_retry_err. Already included in "
+        "the port totals.",
+        [target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_local_ack_timeout_err_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "ack timeout {{instance}} {{device}} {{comm}}"),
+         target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_packet_seq_err_total{%s}[$__rate_interval]))"
+                % DSEL, "seq err {{instance}} {{device}} {{comm}}"),
+         target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_completer_retry_err_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "retry {{instance}} {{device}} {{comm}}")], "cps"), 24, 8)
     return dashboard(
         "rnic-probe-resources", "RNIC / Probe latency, CQs and resources",
         "Active probe latency and errors, completion-queue errors and the "

@@ -491,6 +491,10 @@ def main():
     ap.add_argument("--require-docs", action="store_true",
                     help="fail (not skip) the metric-name check when no "
                          "collector documents any metric")
+    ap.add_argument("--docs-from", action="append", default=[],
+                    metavar="DIR",
+                    help="also read MetricDoc names from this source tree "
+                         "(e.g. another branch's worktree); repeatable")
     ap.add_argument("dashboards", nargs="*",
                     help="dashboard JSON files (default dashboards/grafana/*.json)")
     args = ap.parse_args()
@@ -530,6 +534,8 @@ def main():
             rule_exprs.append((f"{os.path.relpath(path, args.repo)} {kind} {name}",
                                expr))
     docs = documented_names(args.repo)
+    for extra in args.docs_from:
+        docs |= documented_names(extra)
     print(f"lint: {len(files)} dashboards, {len(exprs)} queries, "
           f"{len(rule_exprs)} rule expressions, {len(recorded)} recorded "
           f"names, {len(docs)} documented metric names")

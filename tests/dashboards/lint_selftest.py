@@ -55,7 +55,7 @@ def main():
         ok = False
     # Documented names, a placeholder match and a histogram's _bucket series
     # must not be reported.
-    for name in ("rnic_port_state ", "rnic_port_data_transmitted_bytes_total ",
+    for name in ("rnic_port_state ", "rnic_port_transmit_data_bytes_total ",
                  "rnic_hw_some_driver_counter_total",
                  "rnic_fake_latency_seconds_bucket", "[panel-id] duplicate id 4"):
         if name in out:
