@@ -511,6 +511,10 @@ def main():
     ap.add_argument("--pending", default=os.path.join(here, "pending_metrics.txt"),
                     help="names documented by collectors on branches not yet "
                          "merged (accepted; reported once documented here)")
+    ap.add_argument("--emit-queries", metavar="FILE",
+                    help="write every dashboard query, variables substituted "
+                         "as for promtool, to FILE as JSON [{where, expr}] "
+                         "(for tiers that evaluate them on a real Prometheus)")
     ap.add_argument("dashboards", nargs="*",
                     help="dashboard JSON files (default dashboards/grafana/*.json)")
     args = ap.parse_args()
@@ -532,6 +536,11 @@ def main():
             findings.add(os.path.basename(path), "json", str(e))
             continue
         lint_dashboard(path, dash, findings, exprs, uids)
+
+    if args.emit_queries:
+        with open(args.emit_queries, "w", encoding="utf-8") as f:
+            json.dump([{"where": w, "expr": substitute(e)} for w, e in exprs],
+                      f, indent=1)
 
     if shutil.which(args.promtool) or os.path.exists(args.promtool):
         if exprs:
