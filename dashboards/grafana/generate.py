@@ -79,9 +79,12 @@ def variables():
             "regex": "",
             "hide": 0,
         },
-        query_var("job", "label_values(rnic_build_info, job)"),
+        # rnic_scrape_collector_success is always exported;
+        # rnic_build_info is not with --web.disable-exporter-metrics.
+        query_var("job", "label_values(rnic_scrape_collector_success, job)"),
         query_var("instance",
-                  'label_values(rnic_build_info{job=~"$job"}, instance)'),
+                  'label_values(rnic_scrape_collector_success{job=~"$job"}, '
+                  'instance)'),
         query_var("device",
                   'label_values(rnic_port_info{%s}, device)' % SEL),
     ]
@@ -329,7 +332,9 @@ def overview():
     lay = Layout()
     lay.row("Fleet")
     lay.add(stat("Exporters", "rnic_exporter instances reporting.",
-                 [target("count(rnic_build_info{%s})" % SEL, instant=True)],
+                 [target("count(count by (job, instance) "
+                         "(rnic_scrape_collector_success{%s}))" % SEL,
+                         instant=True)],
                  "none"), 4, 4)
     lay.add(stat("Ports ACTIVE", "Ports in state ACTIVE or ACTIVE_DEFER.",
                  [target("count(rnic_port_state{%s} >= 4) or vector(0)" % DSEL,
