@@ -446,6 +446,22 @@ def overview():
         [target("rnic_port_counter_saturated{%s} > 0" % DSEL)], "none",
         exclude=["job", "Value"]), 8, 8)
 
+    lay.row("PMU events (perf collector, opt-in)")
+    lay.add(timeseries(
+        "PMU event rates",
+        "Rates of the perf events configured in the perf: section of "
+        "--config.file, summed over CPUs (e.g. uncore_iio bytes of the NIC's "
+        "PCIe root port, which count 4-byte units).",
+        [target("sum by (instance, pmu, event) (rate(rnic_perf_events_total"
+                "{%s}[$__rate_interval]))" % SEL,
+                "{{instance}} {{pmu}} {{event}}")], "cps"), 18, 8)
+    lay.add(table(
+        "Unavailable PMU events",
+        "Configured events the kernel refused to open (the exporter logs the "
+        "reason once).",
+        [target("rnic_perf_event_unavailable{%s} > 0" % SEL)], "none",
+        exclude=["job", "Value"]), 6, 8)
+
     lay.row("Exporter")
     lay.add(timeseries(
         "Collector duration",

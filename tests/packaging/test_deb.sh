@@ -24,10 +24,20 @@ for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
     exit 1
   }
 done
-dpkg-deb -f "$deb" Depends | grep -q libibverbs1 || {
-  echo "Depends lacks libibverbs1: $(dpkg-deb -f "$deb" Depends)"
-  exit 1
-}
+# Every shared library the binary needs comes with a dependency: map each
+# NEEDED soname to its installed package and look for it in Depends.
+depends=$(dpkg-deb -f "$deb" Depends)
+dpkg-deb -x "$deb" "$out/root"
+while read -r soname; do
+  lib=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+  [ -n "$lib" ] || continue
+  pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1)
+  [ -n "$pkg" ] || continue
+  grep -qE "(^|, )${pkg}( |,|$)" <<<"$depends" || {
+    echo "binary needs $soname ($pkg) but Depends is: $depends"
+    exit 1
+  }
+done < <(objdump -p "$out/root/usr/bin/rnic_exporter" | awk '/NEEDED/ { print $2 }')
 dpkg-deb -e "$deb" "$out/control"
 grep -q "/etc/default/rnic-exporter" "$out/control/conffiles" || {
   echo "/etc/default/rnic-exporter is not a conffile"
