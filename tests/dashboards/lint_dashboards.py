@@ -19,8 +19,8 @@ PromQL validity (target-promql-rule, template-label-promql-rule):
 Metric names:
   every metric a dashboard query or a rule expression reads must be
   recorded by dashboards/rules/*.yaml or documented by a collector
-  (MetricDoc names in collectors/ and exporter/ sources, or the README
-  metrics table). Placeholders such as rnic_hw_<counter>_total match any
+  (MetricDoc names in collectors/ and exporter/ sources, the README metrics
+  table, or the table `rnic_metric_docs` prints). Placeholders such as rnic_hw_<counter>_total match any
   name of that shape; histogram families also allow _bucket/_sum/_count.
 
 Python standard library only. Exit status 0 = clean, 1 = findings.
@@ -508,6 +508,9 @@ def main():
                     metavar="DIR",
                     help="also read MetricDoc names from this source tree "
                          "(e.g. another branch's worktree); repeatable")
+    ap.add_argument("--metric-docs-bin", metavar="PATH",
+                    help="rnic_metric_docs binary: its table of every "
+                         "compiled-in collector's MetricDocs is read too")
     ap.add_argument("--pending", default=os.path.join(here, "pending_metrics.txt"),
                     help="names documented by collectors on branches not yet "
                          "merged (accepted; reported once documented here)")
@@ -561,6 +564,10 @@ def main():
     docs = documented_names(args.repo)
     for extra in args.docs_from:
         docs |= documented_names(extra)
+    if args.metric_docs_bin:
+        table = subprocess.run([args.metric_docs_bin], capture_output=True,
+                               text=True, check=True).stdout
+        docs |= set(README_ROW_RE.findall(table))
     print(f"lint: {len(files)} dashboards, {len(exprs)} queries, "
           f"{len(rule_exprs)} rule expressions, {len(recorded)} recorded "
           f"names, {len(docs)} documented metric names")
