@@ -2,12 +2,16 @@
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
 #include "collectors/perf/perf_collector.h"
+#include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
 
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
+      // clang-format off
+      MakeSysfsCollectorSpec(),  // after netlink entries
       MakePerfCollectorSpec(),
+      // clang-format on
   };
   return kAll;
 }
