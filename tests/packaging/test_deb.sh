@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the .deb and checks its contents and metadata (slow: a full build).
 #   test_deb.sh <repo>
+# RNIC_DEB=<path to .deb> checks an existing package instead of building.
 set -euo pipefail
 repo=${1:?repo}
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
@@ -9,11 +10,15 @@ if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$repo/packaging/build-deb.sh" "$out" >"$out/build.log" 2>&1 || {
-  tail -50 "$out/build.log"
-  exit 1
-}
-deb=$(ls "$out"/rnic-exporter_*.deb)
+if [ -n "${RNIC_DEB:-}" ]; then
+  deb=$RNIC_DEB
+else
+  "$repo/packaging/build-deb.sh" "$out" >"$out/build.log" 2>&1 || {
+    tail -50 "$out/build.log"
+    exit 1
+  }
+  deb=$(ls "$out"/rnic-exporter_*.deb)
+fi
 contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
   ./etc/default/rnic-exporter ./usr/share/rnic-exporter/rules/rnic_alerts.yaml \
@@ -27,16 +32,27 @@ done
 # Every shared library the binary needs comes with a dependency: map each
 # NEEDED soname to its installed package and look for it in Depends.
 depends=$(dpkg-deb -f "$deb" Depends)
+# One package name per line (versions and alternatives' bars dropped).
+dep_names=$(sed 's/([^)]*)//g; s/|/,/g' <<<"$depends" | tr ',' '\n' | awk '{print $1}')
 dpkg-deb -x "$deb" "$out/root"
 while read -r soname; do
-  lib=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+  # (no early exit in the readers: with pipefail a SIGPIPE would fail us)
+  lib=$(ldconfig -p | awk -v s="$soname" '$1 == s && !n { print $NF; n = 1 }')
   [ -n "$lib" ] || continue
-  pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | head -1 | cut -d: -f1)
+  pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | sed -n '1s/:.*//p' || true)
   [ -n "$pkg" ] || continue
-  grep -qE "(^|, )${pkg}( |,|$)" <<<"$depends" || {
+  # The dependency may name the package or a virtual package it Provides
+  # (libspdlog1.10 provides libspdlog1.10-fmt9).
+  names="$pkg $(dpkg-query -W -f='${Provides}' "$pkg" 2>/dev/null |
+    sed 's/([^)]*)//g; s/,/ /g')"
+  found=0
+  for n in $names; do
+    if grep -qxF "$n" <<<"$dep_names"; then found=1; fi
+  done
+  if [ $found = 0 ]; then
     echo "binary needs $soname ($pkg) but Depends is: $depends"
     exit 1
-  }
+  fi
 done < <(objdump -p "$out/root/usr/bin/rnic_exporter" | awk '/NEEDED/ { print $2 }')
 dpkg-deb -e "$deb" "$out/control"
 grep -q "/etc/default/rnic-exporter" "$out/control/conffiles" || {
