@@ -595,6 +595,13 @@ def congestion():
         "was paused. Rising with flat traffic means back-pressure.",
         [target("rate(rnic_port_transmit_wait_total{%s}[$__rate_interval])"
                 % DSEL, PORT_LEGEND)], "cps"), 12, 8)
+    lay.add(table(
+        "Optional counters",
+        "Optional hardware counters the driver offers (netlink STAT_GET_STATUS)"
+        " and whether they are enabled. The exporter never enables them: "
+        "`rdma statistic set link <dev>/<port> optional-counters ...`.",
+        [target("rnic_optional_counter_info{%s}" % DSEL)], "none",
+        exclude=["job", "Value"]), 24, 6)
     lay.add(timeseries(
         "RNR NAKs",
         "Receiver-not-ready NAKs received (mlx5 rnr_nak_retry_err; rxe "
