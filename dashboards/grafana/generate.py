@@ -354,7 +354,7 @@ def overview():
     lay.add(stat("Saturated counters",
                  "PMA error counters stuck at their maximum: they no longer "
                  "count new errors.",
-                 [target("count(rnic_port_counter_saturated{%s} > 0) or vector(0)"
+                 [target("count(rnic_port_pma_saturated{%s} > 0) or vector(0)"
                          % DSEL, instant=True)],
                  "none", thresholds=[(1, "orange")]), 4, 4)
     lay.add(stat("Collectors failing",
@@ -443,7 +443,7 @@ def overview():
         "Saturated counters",
         "PMA counters that reached their maximum. Their rates read zero from "
         "then on, whatever happens on the link.",
-        [target("rnic_port_counter_saturated{%s} > 0" % DSEL)], "none",
+        [target("rnic_port_pma_saturated{%s} > 0" % DSEL)], "none",
         exclude=["job", "Value"]), 8, 8)
 
     lay.row("PMU events (perf collector, opt-in)")
