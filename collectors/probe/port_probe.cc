@@ -43,18 +43,16 @@ Result<int> ChooseGid(ibv_context* ctx, int port, const ibv_port_attr& attr,
                       int configured) {
   if (configured >= 0) return configured;
   if (attr.link_layer != IBV_LINK_LAYER_ETHERNET) return 0;
-  const int n = std::max(1, attr.gid_tbl_len);
-  std::vector<ibv_gid_entry> entries(static_cast<std::size_t>(n) * 4);
-  const ssize_t got =
-      ibv_query_gid_table(ctx, entries.data(), entries.size(), 0);
-  if (got < 0) {
-    return Error::FromErrno("ibv_query_gid_table", static_cast<int>(-got));
-  }
+  // Entry by entry: ibv_query_gid_table() needs a buffer for the whole
+  // device table, which overflows the ioctl's 16-bit length on rxe (1024
+  // entries). The IPv4-mapped entry sits near the start, so this is short.
   int first = -1, first_v2 = -1;
-  for (ssize_t i = 0; i < got; ++i) {
-    const auto& e = entries[static_cast<std::size_t>(i)];
-    if (static_cast<int>(e.port_num) != port) continue;
-    const int idx = static_cast<int>(e.gid_index);
+  for (int idx = 0; idx < attr.gid_tbl_len; ++idx) {
+    ibv_gid_entry e{};
+    if (ibv_query_gid_ex(ctx, static_cast<std::uint32_t>(port),
+                         static_cast<std::uint32_t>(idx), &e, 0) != 0) {
+      continue;  // ENODATA: empty entry
+    }
     if (first < 0) first = idx;
     if (e.gid_type != IBV_GID_TYPE_ROCE_V2) continue;
     if (first_v2 < 0) first_v2 = idx;
