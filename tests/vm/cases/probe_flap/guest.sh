@@ -13,10 +13,11 @@ val() {
     END { if (f) printf "%.9g\n", s; else print "NA" }' $M
 }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "NA" && a + 0 >= b + 0) }'; }
-# until_true SECONDS WHAT CMD...: re-scrape until CMD succeeds.
+# until_true SECONDS WHAT 'SHELL CONDITION': re-scrape until the condition
+# (evaluated after each scrape) holds.
 until_true() {
   _t=$(($1 * 5)); _what=$2; shift 2
-  until snap && "$@"; do
+  until snap && eval "$*"; do
     _t=$((_t - 1)); [ $_t -gt 0 ] || { grep -E 'rnic_probe_(success|rounds)|async' $M; fail "timed out: $_what"; }
     usleep 200000
   done
@@ -33,8 +34,8 @@ res() {
 
 start_exporter --collector.disable-defaults --collector.probe \
   --config.file=/case/probe.yml
-until_true 60 "first ok rounds" ge "$(ok_rounds)" 3
-until_true 10 "success 1" success_is 1
+until_true 60 "first ok rounds" 'ge "$(ok_rounds)" 3'
+until_true 10 "success 1" 'success_is 1'
 res0=$(res)
 say "steady: ok rounds $(ok_rounds), probe resources: $res0"
 [ "$res0" = "qp=2 cq=2 mr=2 pd=2 " ] || fail "unexpected probe resources: $res0"
@@ -42,14 +43,14 @@ say "steady: ok rounds $(ok_rounds), probe resources: $res0"
 # --- port flap -----------------------------------------------------------------
 f0=$(failed_rounds)
 ip link set dummy0 down || fail "ip link set dummy0 down"
-until_true 30 "failure seen after link down" success_is 0
-until_true 30 "failed rounds counted" ge "$(failed_rounds)" $((${f0%.*} + 2))
+until_true 30 "failure seen after link down" 'success_is 0'
+until_true 30 "failed rounds counted" 'ge "$(failed_rounds)" $((${f0%.*} + 2))'
 ge "$(val rnic_async_events_total 'device="rxe1",port="1",event="port_err"')" 1 || fail "no port_err event"
 say "link down: success 0, failed rounds $(failed_rounds), port_err $(val rnic_async_events_total 'event="port_err"')"
 ok1=$(ok_rounds)
 ip link set dummy0 up || fail "ip link set dummy0 up"
-until_true 30 "recovery after link up" success_is 1
-until_true 30 "ok rounds after recovery" ge "$(ok_rounds)" $((${ok1%.*} + 3))
+until_true 30 "recovery after link up" 'success_is 1'
+until_true 30 "ok rounds after recovery" 'ge "$(ok_rounds)" $((${ok1%.*} + 3))'
 ge "$(val rnic_async_events_total 'device="rxe1",port="1",event="port_active"')" 1 || fail "no port_active event"
 ge "$(val rnic_probe_rebuilds_total 'device="rxe1"')" 1 || fail "no rebuild counted"
 res1=$(res)
@@ -66,8 +67,8 @@ exporter_alive || fail "exporter died after rxe1 was removed"
 [ "$(rdma res show qp 2>/dev/null | grep -c 'comm rnic_exporter')" = 0 ] || fail "probe QPs left after removal"
 ok2=$(snap && ok_rounds)
 rdma link add rxe1 type rxe netdev dummy0 || fail "rdma link add rxe1"
-until_true 60 "probing the re-added rxe1" ge "$(ok_rounds)" $((${ok2%.*} + 3))
-until_true 10 "success 1 after re-add" success_is 1
+until_true 60 "probing the re-added rxe1" 'ge "$(ok_rounds)" $((${ok2%.*} + 3))'
+until_true 10 "success 1 after re-add" 'success_is 1'
 res2=$(res)
 say "re-added: ok rounds $(ok_rounds), resources $res2"
 [ "$res2" = "$res0" ] || fail "probe resources after re-add: $res2 (was $res0)"
