@@ -1,9 +1,11 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
+#include "collectors/probe/probe_collector.h"
 #include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
@@ -15,6 +17,8 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeNetlinkResourceCollectorSpec(),
       MakeSysfsCollectorSpec(),
       MakePerfCollectorSpec(),
+      MakeProbeCollectorSpec(),
+      MakeKmsgCollectorSpec(),
       // clang-format on
   };
   return kAll;
