@@ -12,7 +12,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   # host-side test tools
-  curl prometheus prometheus-node-exporter python3 jq
+  curl prometheus prometheus-node-exporter python3 jq ethtool
   # Soft-RoCE VM harness (tests/vm)
   qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
   ibverbs-providers perftest rdmacm-utils infiniband-diags

@@ -415,22 +415,22 @@ class RoceCollector final : public Collector {
     }
   }
 
-  // Logs a failure the first time it is seen (and again after it cleared),
-  // never at every scrape.
+  // Logs a failure the first time it is seen, or when its errno changes
+  // (EOPNOTSUPP turning into ENODEV is news), never at every scrape.
   void Problem(const std::string& key, const Error& e,
                spdlog::level::level_enum level) {
-    const std::string msg = e.ToString();
-    auto [it, inserted] = problems_.emplace(key, msg);
-    if (!inserted) return;
+    auto it = problems_.find(key);
+    if (it != problems_.end() && it->second == e.errno_value) return;
+    problems_[key] = e.errno_value;
     spdlog::log(level,
                 "collector=roce msg=\"value skipped\" what={} err=\"{}\"", key,
-                msg);
+                e.ToString());
   }
   void Clear(const std::string& key) { problems_.erase(key); }
 
   RoceSources src_;
   std::map<std::string, Picks> picks_;
-  std::map<std::string, std::string> problems_;
+  std::map<std::string, int> problems_;  // key -> errno logged
 };
 
 struct RoceConfig {
