@@ -3,13 +3,17 @@
 #include "collectors/collector_spec.h"
 #include "collectors/perf/perf_collector.h"
 #include "collectors/roce/roce_collector.h"
+#include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
 
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
+      // clang-format off
+      MakeSysfsCollectorSpec(),  // after netlink entries
       MakePerfCollectorSpec(),
       MakeRoceCollectorSpec(),
+      // clang-format on
   };
   return kAll;
 }
