@@ -6,6 +6,7 @@
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
 #include "collectors/probe/probe_collector.h"
+#include "collectors/roce/roce_collector.h"
 #include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
@@ -16,6 +17,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
       MakeNetlinkResourceCollectorSpec(),
       MakeSysfsCollectorSpec(),
+      MakeRoceCollectorSpec(),
       MakePerfCollectorSpec(),
       MakeProbeCollectorSpec(),
       MakeKmsgCollectorSpec(),
