@@ -1,6 +1,8 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/netlink/netlink_resource_collector.h"
+#include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
 #include "collectors/sysfs/sysfs_collector.h"
 
@@ -9,7 +11,9 @@ namespace rnic {
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
       // clang-format off
-      MakeSysfsCollectorSpec(),  // after netlink entries
+      MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
+      MakeNetlinkResourceCollectorSpec(),
+      MakeSysfsCollectorSpec(),
       MakePerfCollectorSpec(),
       // clang-format on
   };
