@@ -8,9 +8,11 @@ namespace rnic {
 namespace {
 
 TEST(HwCounterFamilyNameTest, KeepsKernelName) {
-  EXPECT_EQ(HwCounterFamilyName("out_of_buffer"), "rnic_hw_out_of_buffer_total");
+  EXPECT_EQ(HwCounterFamilyName("out_of_buffer"),
+            "rnic_hw_out_of_buffer_total");
   EXPECT_EQ(HwCounterFamilyName("np_cnp_sent"), "rnic_hw_np_cnp_sent_total");
-  EXPECT_EQ(HwCounterFamilyName("ip4InDiscards"), "rnic_hw_ip4InDiscards_total");
+  EXPECT_EQ(HwCounterFamilyName("ip4InDiscards"),
+            "rnic_hw_ip4InDiscards_total");
 }
 
 TEST(HwCounterFamilyNameTest, SanitizesCharactersMetricNamesCannotHold) {
