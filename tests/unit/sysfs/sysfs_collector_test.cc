@@ -497,6 +497,40 @@ TEST(SysfsCollectorTest, NetlinkSharedFactsSkipStateAndHwCounters) {
   EXPECT_TRUE(FindFamily(fams, "rnic_port_transmit_data_bytes_total"));
 }
 
+TEST(SysfsCollectorTest, Wide32BitDataCounterIsNotSaturated) {
+  // Without unicast_* files the data counters are assumed 32-bit; a value
+  // above 2^32-1 shows the PMA is wider (IETF-less extended set).
+  ScratchSysfs tree;
+  tree.Write("mlx4_0/ports/1/counters/port_xmit_data", "5000000000\n");
+  SysfsCollector c(tree.root(), {});
+  const auto fams = Scrape(c);
+  EXPECT_EQ(
+      FindSample(fams, "rnic_port_transmit_data_bytes_total", P("mlx4_0")),
+      5000000000.0 * 4);
+  EXPECT_FALSE(FindSample(fams, "rnic_port_counter_saturated",
+                          Sat("mlx4_0", "1", "port_xmit_data")));
+}
+
+TEST(SysfsCollectorTest, UnknownNamesAreNeverDropped) {
+  ScratchSysfs tree;
+  tree.Write("mlx4_0/ports/1/counters/port_rcv_discards", "12\n");
+  tree.Write("rxe0/ports/1/hw_counters/new_counter", "3\n");
+  // Two kernel names that sanitize to one metric name: the first is kept.
+  tree.Write("rxe0/ports/1/hw_counters/odd,name", "1\n");
+  tree.Write("rxe0/ports/1/hw_counters/odd_name", "2\n");
+  SysfsCollector c(tree.root(), {});
+  const auto fams = Scrape(c);
+  EXPECT_EQ(
+      FindSample(fams, "rnic_port_pma_port_rcv_discards_total", P("mlx4_0")),
+      12.0);
+  EXPECT_EQ(FindSample(fams, "rnic_hw_new_counter_total", P("rxe0")), 3.0);
+  const auto* f = FindFamily(fams, "rnic_hw_new_counter_total");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->help, std::string(kHwCounterGenericHelp));
+  EXPECT_EQ(SampleLabels(fams, "rnic_hw_odd_name_total").size(), 1u);
+  EXPECT_EQ(FindSample(fams, "rnic_hw_odd_name_total", P("rxe0")), 1.0);
+}
+
 TEST(SysfsCollectorTest, RegisteredInCollectorTable) {
   bool found = false;
   for (const CollectorSpec& s : AllCollectors()) {
