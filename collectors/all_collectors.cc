@@ -1,13 +1,21 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/netlink/netlink_resource_collector.h"
+#include "collectors/netlink/netlink_stat_collector.h"
+#include "collectors/perf/perf_collector.h"
 #include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
 
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
-      MakeSysfsCollectorSpec(),  // after netlink entries
+      // clang-format off
+      MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
+      MakeNetlinkResourceCollectorSpec(),
+      MakeSysfsCollectorSpec(),
+      MakePerfCollectorSpec(),
+      // clang-format on
   };
   return kAll;
 }

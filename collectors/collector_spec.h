@@ -41,7 +41,8 @@ struct SharedFacts {
 
 struct CollectorArgs {
   Paths paths;
-  std::map<std::string, std::string> options;  // every OptionSpec, defaults filled
+  std::map<std::string, std::string>
+      options;        // every OptionSpec, defaults filled
   YAML::Node config;  // this collector's section of --config.file (may be null)
   std::shared_ptr<SharedFacts> shared;
 

@@ -32,10 +32,10 @@ class MetricSet {
                 double value);
   // `buckets` are (upper bound, cumulative count) without +Inf, which is added
   // from `count`.
-  void AddHistogram(std::string_view name, std::string_view help,
-                    Labels labels,
-                    const std::vector<std::pair<double, std::uint64_t>>& buckets,
-                    std::uint64_t count, double sum);
+  void AddHistogram(
+      std::string_view name, std::string_view help, Labels labels,
+      const std::vector<std::pair<double, std::uint64_t>>& buckets,
+      std::uint64_t count, double sum);
 
   [[nodiscard]] bool empty() const { return families_.empty(); }
   [[nodiscard]] std::size_t size() const { return families_.size(); }

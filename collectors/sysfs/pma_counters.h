@@ -58,7 +58,7 @@ inline constexpr std::string_view kUnknownPmaHelp =
 
 // Families for saturation and the shared help texts.
 inline constexpr std::string_view kSaturatedFamily =
-    "rnic_port_counter_saturated";
+    "rnic_port_pma_saturated";
 inline constexpr std::string_view kSaturatedHelp =
     "1 when a saturating PMA port counter sits at its maximum value (it "
     "stopped counting until reset, e.g. with perfquery -R), else 0. Label "

@@ -3,7 +3,7 @@
 // Families: rnic_device_info, rnic_port_info, rnic_port_state,
 // rnic_port_physical_state, rnic_port_rate_bytes_per_second, rnic_port_lid,
 // the PMA port counters (rnic_port_*_total, data in bytes),
-// rnic_port_counter_saturated, the driver hw counters (rnic_hw_<name>_total,
+// rnic_port_pma_saturated, the driver hw counters (rnic_hw_<name>_total,
 // device-level ones without a port label) and
 // rnic_hw_counters_lifespan_seconds. See MakeSysfsCollectorSpec() for the
 // full list.

@@ -7,20 +7,31 @@
 namespace rnic {
 namespace {
 
+// Lower-case kernel names pass unchanged; CamelCase ones (hfi1, irdma) become
+// snake_case so promtool accepts them (the exact name stays in HELP).
 TEST(HwCounterFamilyNameTest, KeepsKernelName) {
   EXPECT_EQ(HwCounterFamilyName("out_of_buffer"),
             "rnic_hw_out_of_buffer_total");
   EXPECT_EQ(HwCounterFamilyName("np_cnp_sent"), "rnic_hw_np_cnp_sent_total");
   EXPECT_EQ(HwCounterFamilyName("ip4InDiscards"),
-            "rnic_hw_ip4InDiscards_total");
+            "rnic_hw_ip4_in_discards_total");
 }
 
 TEST(HwCounterFamilyNameTest, SanitizesCharactersMetricNamesCannotHold) {
   EXPECT_EQ(HwCounterFamilyName("RcvOverflow,32"),
-            "rnic_hw_RcvOverflow_32_total");
+            "rnic_hw_rcv_overflow_32_total");
   EXPECT_EQ(HwCounterFamilyName("Pio Reserved 31"),
-            "rnic_hw_Pio_Reserved_31_total");
+            "rnic_hw_pio_reserved_31_total");
   EXPECT_EQ(HwCounterFamilyName("a-b.c/d:e"), "rnic_hw_a_b_c_d_e_total");
+}
+
+TEST(HwCounterFamilyNameTest, CamelCaseBecomesSnakeCase) {
+  EXPECT_EQ(HwCounterFamilyName("DcRcvPkts"), "rnic_hw_dc_rcv_pkts_total");
+  EXPECT_EQ(HwCounterFamilyName("tcpInSegs"), "rnic_hw_tcp_in_segs_total");
+  EXPECT_EQ(HwCounterFamilyName("DRIVER_KernIntr"),
+            "rnic_hw_driver_kern_intr_total");
+  EXPECT_EQ(HwCounterFamilyName("RDMA_Sends"), "rnic_hw_rdma_sends_total");
+  EXPECT_EQ(HwCounterFamilyName("VL15_dropped"), "rnic_hw_vl15_dropped_total");
 }
 
 TEST(HwCounterFamilyNameTest, GaugesHaveNoTotalSuffix) {

@@ -92,9 +92,9 @@ TEST(SysfsCollectorTest, Mlx5RocePf) {
   EXPECT_EQ(
       FindSample(fams, "rnic_port_unicast_receive_packets_total", P("mlx5_0")),
       34123222111.0);
-  EXPECT_FALSE(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_FALSE(FindSample(fams, "rnic_port_pma_saturated",
                           Sat("mlx5_0", "1", "port_xmit_data")));
-  EXPECT_EQ(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_EQ(FindSample(fams, "rnic_port_pma_saturated",
                        Sat("mlx5_0", "1", "symbol_error")),
             0.0);
   // Port and device-level hw counters.
@@ -126,9 +126,9 @@ TEST(SysfsCollectorTest, Mlx5InfiniBandPrefersCountersExt) {
   EXPECT_EQ(FindSample(fams, "rnic_port_multicast_transmit_packets_total",
                        P("mlx5_1")),
             567890.0);
-  EXPECT_FALSE(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_FALSE(FindSample(fams, "rnic_port_pma_saturated",
                           Sat("mlx5_1", "1", "port_xmit_data")));
-  EXPECT_EQ(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_EQ(FindSample(fams, "rnic_port_pma_saturated",
                        Sat("mlx5_1", "1", "port_xmit_wait")),
             0.0);
   EXPECT_EQ(FindSample(fams, "rnic_port_transmit_wait_total", P("mlx5_1")),
@@ -149,15 +149,13 @@ TEST(SysfsCollectorTest, Mlx4SaturatedPmaCounters) {
         "local_link_integrity_errors", "port_xmit_wait", "port_xmit_data",
         "port_xmit_packets"}) {
     EXPECT_EQ(
-        FindSample(fams, "rnic_port_counter_saturated", Sat("mlx4_0", "1", c)),
-        1.0)
+        FindSample(fams, "rnic_port_pma_saturated", Sat("mlx4_0", "1", c)), 1.0)
         << c;
   }
   for (const char* c : {"link_downed", "port_rcv_data", "port_xmit_discards",
                         "excessive_buffer_overrun_errors", "VL15_dropped"}) {
     EXPECT_EQ(
-        FindSample(fams, "rnic_port_counter_saturated", Sat("mlx4_0", "1", c)),
-        0.0)
+        FindSample(fams, "rnic_port_pma_saturated", Sat("mlx4_0", "1", c)), 0.0)
         << c;
   }
   // The value is still exported as read: the flag says it is stuck.
@@ -172,7 +170,7 @@ TEST(SysfsCollectorTest, Mlx4SaturatedPmaCounters) {
   EXPECT_EQ(
       FindSample(fams, "rnic_port_rate_bytes_per_second", P("mlx4_0", "2")),
       1.25e9);
-  EXPECT_EQ(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_EQ(FindSample(fams, "rnic_port_pma_saturated",
                        Sat("mlx4_0", "2", "symbol_error")),
             0.0);
 }
@@ -182,9 +180,9 @@ TEST(SysfsCollectorTest, I40iwNoPmaExportsNoZeros) {
   for (const auto& name : FamiliesOf(fams, "i40iw0")) {
     EXPECT_FALSE(name.starts_with("rnic_port_") && name.ends_with("_total"))
         << name << " exported for a device whose counters read N/A";
-    EXPECT_NE(name, "rnic_port_counter_saturated");
+    EXPECT_NE(name, "rnic_port_pma_saturated");
   }
-  EXPECT_EQ(FindSample(fams, "rnic_hw_tcpRetransSegs_total", P("i40iw0")),
+  EXPECT_EQ(FindSample(fams, "rnic_hw_tcp_retrans_segs_total", P("i40iw0")),
             1093.0);
   EXPECT_EQ(FindSample(fams, "rnic_port_state", P("i40iw0")), 4.0);
   EXPECT_EQ(FindSample(fams, "rnic_port_rate_bytes_per_second", P("i40iw0")),
@@ -234,15 +232,16 @@ TEST(SysfsCollectorTest, EfaRenamedDevice) {
 
 TEST(SysfsCollectorTest, Hfi1SanitizedAndUnknownNames) {
   const auto fams = ScrapeFixture();
-  EXPECT_EQ(FindSample(fams, "rnic_hw_RcvOverflow_32_total", D("hfi1_0")), 0.0);
-  EXPECT_EQ(FindSample(fams, "rnic_hw_DcXmitFlits_total", D("hfi1_0")),
+  EXPECT_EQ(FindSample(fams, "rnic_hw_rcv_overflow_32_total", D("hfi1_0")),
+            0.0);
+  EXPECT_EQ(FindSample(fams, "rnic_hw_dc_xmit_flits_total", D("hfi1_0")),
             2345678901234.0);
   // A name the table does not know is exported with the generic HELP.
-  const auto* f = FindFamily(fams, "rnic_hw_Pio_Reserved_31_total");
+  const auto* f = FindFamily(fams, "rnic_hw_pio_reserved_31_total");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->help, std::string(kHwCounterGenericHelp));
-  EXPECT_EQ(FindSample(fams, "rnic_hw_DRIVER_CtxtsOpen", D("hfi1_0")), 5.0);
-  EXPECT_EQ(FindSample(fams, "rnic_hw_TxWait_total", P("hfi1_0")), 1234.0);
+  EXPECT_EQ(FindSample(fams, "rnic_hw_driver_ctxts_open", D("hfi1_0")), 5.0);
+  EXPECT_EQ(FindSample(fams, "rnic_hw_tx_wait_total", P("hfi1_0")), 1234.0);
   EXPECT_EQ(
       FindSample(fams, "rnic_port_transmit_data_bytes_total", P("hfi1_0")),
       2345678901234.0 * 4);
@@ -265,7 +264,7 @@ TEST(SysfsCollectorTest, RxeFromVmCapture) {
                         {"netdev", "dummy0"}}),
             1.0);
   for (const auto& name : FamiliesOf(fams, "rxe0")) {
-    EXPECT_NE(name, "rnic_port_counter_saturated");  // no PMA on rxe
+    EXPECT_NE(name, "rnic_port_pma_saturated");  // no PMA on rxe
   }
 }
 
@@ -409,7 +408,7 @@ TEST(SysfsCollectorTest, UnreadableValueIsAbsentNotZero) {
     EXPECT_TRUE(FindSample(fams, "rnic_hw_np_cnp_sent_total", D("mlx5_0")));
     EXPECT_FALSE(
         FindSample(fams, "rnic_port_symbol_errors_total", P("mlx5_1")));
-    EXPECT_FALSE(FindSample(fams, "rnic_port_counter_saturated",
+    EXPECT_FALSE(FindSample(fams, "rnic_port_pma_saturated",
                             Sat("mlx5_1", "1", "symbol_error")));
     EXPECT_TRUE(FindSample(fams, "rnic_port_symbol_errors_total", P("mlx5_0")));
   }
@@ -507,7 +506,7 @@ TEST(SysfsCollectorTest, Wide32BitDataCounterIsNotSaturated) {
   EXPECT_EQ(
       FindSample(fams, "rnic_port_transmit_data_bytes_total", P("mlx4_0")),
       5000000000.0 * 4);
-  EXPECT_FALSE(FindSample(fams, "rnic_port_counter_saturated",
+  EXPECT_FALSE(FindSample(fams, "rnic_port_pma_saturated",
                           Sat("mlx4_0", "1", "port_xmit_data")));
 }
 

@@ -1,0 +1,253 @@
+#include "exporter/exposition.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+
+namespace rnic {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+const char* TypeName(prometheus::MetricType t) {
+  switch (t) {
+    case prometheus::MetricType::Counter:
+      return "counter";
+    case prometheus::MetricType::Gauge:
+      return "gauge";
+    case prometheus::MetricType::Histogram:
+      return "histogram";
+    case prometheus::MetricType::Summary:
+      return "summary";
+    default:
+      return "untyped";
+  }
+}
+
+void AppendLabels(const std::vector<prometheus::ClientMetric::Label>& labels,
+                  std::string_view extra_name, std::string_view extra_value,
+                  std::string& out) {
+  if (labels.empty() && extra_name.empty()) return;
+  out += '{';
+  bool first = true;
+  for (const auto& l : labels) {
+    if (!first) out += ',';
+    first = false;
+    out += l.name;
+    out += "=\"";
+    AppendEscaped(l.value, true, out);
+    out += '"';
+  }
+  if (!extra_name.empty()) {
+    if (!first) out += ',';
+    out += extra_name;
+    out += "=\"";
+    out += extra_value;
+    out += '"';
+  }
+  out += '}';
+}
+
+void AppendSample(std::string_view name, std::string_view suffix,
+                  const prometheus::ClientMetric& m,
+                  std::string_view extra_name, std::string_view extra_value,
+                  double value, std::string& out) {
+  out += name;
+  out += suffix;
+  AppendLabels(m.label, extra_name, extra_value, out);
+  out += ' ';
+  AppendValue(value, out);
+  out += '\n';
+}
+
+// OpenMetrics names a counter family without its _total suffix.
+std::string_view OmFamilyName(const prometheus::MetricFamily& f) {
+  std::string_view n = f.name;
+  if (f.type == prometheus::MetricType::Counter && n.size() > 6 &&
+      n.substr(n.size() - 6) == "_total") {
+    n.remove_suffix(6);
+  }
+  return n;
+}
+
+}  // namespace
+
+ExpositionFormat NegotiateFormat(std::string_view accept) {
+  double best_q = -1;
+  ExpositionFormat best = ExpositionFormat::kText004;
+  while (!accept.empty()) {
+    auto comma = accept.find(',');
+    std::string_view item = Trim(accept.substr(0, comma));
+    accept = comma == std::string_view::npos ? std::string_view()
+                                             : accept.substr(comma + 1);
+    auto semi = item.find(';');
+    std::string_view type = Trim(item.substr(0, semi));
+    double q = 1.0;
+    std::string_view version;
+    while (semi != std::string_view::npos) {
+      item = item.substr(semi + 1);
+      semi = item.find(';');
+      std::string_view param = Trim(item.substr(0, semi));
+      auto eq = param.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string_view key = Trim(param.substr(0, eq));
+      std::string_view val = Trim(param.substr(eq + 1));
+      if (IEquals(key, "q")) {
+        q = std::strtod(std::string(val).c_str(), nullptr);
+      } else if (IEquals(key, "version")) {
+        version = val;
+      }
+    }
+    if (q <= 0) continue;
+    ExpositionFormat f;
+    if (IEquals(type, "application/openmetrics-text")) {
+      if (!version.empty() && version != "1.0.0" && version != "0.0.1")
+        continue;
+      f = ExpositionFormat::kOpenMetrics100;
+    } else if (IEquals(type, "text/plain") || type == "*/*" ||
+               IEquals(type, "text/*")) {
+      if (!version.empty() && version != "0.0.4") continue;
+      f = ExpositionFormat::kText004;
+    } else {
+      continue;
+    }
+    if (q > best_q) {
+      best_q = q;
+      best = f;
+    }
+  }
+  return best;
+}
+
+std::string_view ContentType(ExpositionFormat format) {
+  return format == ExpositionFormat::kOpenMetrics100
+             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+             : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+void AppendEscaped(std::string_view s, bool escape_quote, std::string& out) {
+  for (char c : s) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '"':
+        if (escape_quote) {
+          out += "\\\"";
+        } else {
+          out += c;
+        }
+        break;
+      default:
+        out += c;
+    }
+  }
+}
+
+void AppendValue(double v, std::string& out) {
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+    return;
+  }
+  char buf[32];
+  // Integral values print as integers, so counters keep every digit up to
+  // 2^53 (and beyond, as far as the double holds them).
+  if (v == std::trunc(v) && std::fabs(v) < 1e19) {
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v));
+    if (std::fabs(v) >= 9.2e18) {
+      r = std::to_chars(buf, buf + sizeof buf, static_cast<std::uint64_t>(v));
+    }
+    out.append(buf, r.ptr);
+    return;
+  }
+  auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip
+  out.append(buf, r.ptr);
+}
+
+void Serialize(const std::vector<prometheus::MetricFamily>& families,
+               ExpositionFormat format, std::string& out) {
+  const bool om = format == ExpositionFormat::kOpenMetrics100;
+  for (const auto& f : families) {
+    if (f.metric.empty()) continue;
+    std::string_view fname = om ? OmFamilyName(f) : std::string_view(f.name);
+    out += "# HELP ";
+    out += fname;
+    out += ' ';
+    AppendEscaped(f.help, om, out);
+    out += "\n# TYPE ";
+    out += fname;
+    out += ' ';
+    out += (om && f.type == prometheus::MetricType::Untyped) ? "unknown"
+                                                             : TypeName(f.type);
+    out += '\n';
+    for (const auto& m : f.metric) {
+      switch (f.type) {
+        case prometheus::MetricType::Counter:
+          AppendSample(fname, om ? "_total" : "", m, {}, {}, m.counter.value,
+                       out);
+          break;
+        case prometheus::MetricType::Gauge:
+          AppendSample(fname, "", m, {}, {}, m.gauge.value, out);
+          break;
+        case prometheus::MetricType::Untyped:
+          AppendSample(fname, "", m, {}, {}, m.untyped.value, out);
+          break;
+        case prometheus::MetricType::Histogram: {
+          for (const auto& b : m.histogram.bucket) {
+            std::string le;
+            AppendValue(b.upper_bound, le);
+            if (om && le.find_first_of(".eIN") == std::string::npos) le += ".0";
+            AppendSample(fname, "_bucket", m, "le", le,
+                         static_cast<double>(b.cumulative_count), out);
+          }
+          AppendSample(fname, "_sum", m, {}, {}, m.histogram.sample_sum, out);
+          AppendSample(fname, "_count", m, {}, {},
+                       static_cast<double>(m.histogram.sample_count), out);
+          break;
+        }
+        case prometheus::MetricType::Summary: {
+          for (const auto& q : m.summary.quantile) {
+            std::string qs;
+            AppendValue(q.quantile, qs);
+            AppendSample(fname, "", m, "quantile", qs, q.value, out);
+          }
+          AppendSample(fname, "_sum", m, {}, {}, m.summary.sample_sum, out);
+          AppendSample(fname, "_count", m, {}, {},
+                       static_cast<double>(m.summary.sample_count), out);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+  }
+  if (om) out += "# EOF\n";
+}
+
+}  // namespace rnic

@@ -1,0 +1,152 @@
+#include "exporter/http_server.h"
+
+#include <arpa/inet.h>
+#include <civetweb.h>
+#include <netdb.h>
+
+#include <cstring>
+
+namespace rnic {
+namespace {
+
+int HandleRequest(mg_connection* conn, void* cbdata) {
+  auto* server = static_cast<HttpServer*>(cbdata);
+  const mg_request_info* ri = mg_get_request_info(conn);
+  HttpRequest req;
+  req.method = ri->request_method ? ri->request_method : "";
+  req.path = ri->local_uri ? ri->local_uri : "/";
+  auto header = [conn](const char* name) {
+    const char* v = mg_get_header(conn, name);
+    return v ? std::string(v) : std::string();
+  };
+  req.accept = header("Accept");
+  req.accept_encoding = header("Accept-Encoding");
+  req.scrape_timeout = header("X-Prometheus-Scrape-Timeout-Seconds");
+  HttpResponse resp = server->handler().Handle(req);
+
+  mg_response_header_start(conn, resp.status);
+  mg_response_header_add(conn, "Content-Type", resp.content_type.c_str(), -1);
+  std::string len = std::to_string(resp.body.size());
+  mg_response_header_add(conn, "Content-Length", len.c_str(), -1);
+  for (const auto& [k, v] : resp.headers) {
+    mg_response_header_add(conn, k.c_str(), v.c_str(), -1);
+  }
+  mg_response_header_send(conn);
+  if (req.method != "HEAD" && !resp.body.empty()) {
+    mg_write(conn, resp.body.data(), resp.body.size());
+  }
+  return resp.status;
+}
+
+int LogMessage(const mg_connection*, const char* message) {
+  // CivetWeb's own messages (bind errors, ...) go through spdlog at debug;
+  // the failures that matter are reported by Start().
+  (void)message;
+  return 1;
+}
+
+}  // namespace
+
+Result<std::string> ToCivetPort(const std::string& address) {
+  if (!address.empty() && address[0] == '[') {
+    if (!mg_check_feature(MG_FEATURES_IPV6)) {
+      return Error{"--web.listen-address " + address +
+                   ": this CivetWeb build has no IPv6 support (Debian 12's "
+                   "libcivetweb is IPv4-only); use an IPv4 address"};
+    }
+    return address;
+  }
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    return Error{"--web.listen-address " + address +
+                 ": expected host:port or :port"};
+  }
+  std::string host = address.substr(0, colon);
+  std::string port = address.substr(colon + 1);
+  if (port.empty() ||
+      port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) > 65535) {
+    return Error{"--web.listen-address " + address + ": bad port '" + port +
+                 "'"};
+  }
+  if (host.empty()) return "0.0.0.0:" + port;
+  in_addr a{};
+  if (inet_pton(AF_INET, host.c_str(), &a) == 1) return host + ":" + port;
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || res == nullptr) {
+    return Error{"--web.listen-address " + address + ": cannot resolve '" +
+                 host + "'"};
+  }
+  char buf[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr,
+            buf, sizeof buf);
+  freeaddrinfo(res);
+  return std::string(buf) + ":" + port;
+}
+
+Result<std::vector<std::string>> HttpServer::Start(
+    const std::vector<std::string>& addresses, int worker_threads) {
+  std::string ports;
+  for (const auto& a : addresses) {
+    auto p = ToCivetPort(a);
+    if (!p.ok()) return p.error();
+    if (!ports.empty()) ports += ',';
+    ports += p.value();
+  }
+  mg_init_library(0);
+  const std::string threads =
+      std::to_string(worker_threads < 1 ? 1 : worker_threads);
+  const char* opts[] = {"listening_ports",
+                        ports.c_str(),
+                        "num_threads",
+                        threads.c_str(),
+                        "enable_keep_alive",
+                        "yes",
+                        "keep_alive_timeout_ms",
+                        "60000",
+                        "request_timeout_ms",
+                        "30000",
+                        nullptr};
+  mg_callbacks cb{};
+  cb.log_message = LogMessage;
+  mg_init_data init{};
+  init.callbacks = &cb;
+  init.user_data = this;
+  init.configuration_options = opts;
+  mg_error_data err{};
+  char errbuf[256] = {};
+  err.text = errbuf;
+  err.text_buffer_size = sizeof errbuf;
+  ctx_ = mg_start2(&init, &err);
+  if (ctx_ == nullptr) {
+    return Error{"cannot listen on " + ports + ": " + errbuf};
+  }
+  mg_set_request_handler(ctx_, "/", HandleRequest, this);
+  std::vector<std::string> bound;
+  mg_server_port sp[16];
+  int n = mg_get_server_ports(ctx_, 16, sp);
+  // mg_server_port has no address; pair each with the configured host.
+  std::vector<std::string> hosts;
+  for (const auto& a : addresses) {
+    auto p = ToCivetPort(a).value();
+    hosts.push_back(p.substr(0, p.rfind(':')));
+  }
+  for (int i = 0; i < n; ++i) {
+    std::string host =
+        i < static_cast<int>(hosts.size()) ? hosts[i] : "0.0.0.0";
+    bound.push_back(host + ":" + std::to_string(sp[i].port));
+  }
+  return bound;
+}
+
+void HttpServer::Stop() {
+  if (ctx_ != nullptr) {
+    mg_stop(ctx_);  // joins worker threads: in-flight scrapes finish first
+    ctx_ = nullptr;
+    mg_exit_library();
+  }
+}
+
+}  // namespace rnic

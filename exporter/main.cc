@@ -1,0 +1,99 @@
+// rnic_exporter entry point: flags, config, logging, signals; nothing else.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "collectors/collector_spec.h"
+#include "exporter/config_file.h"
+#include "exporter/flags.h"
+#include "exporter/http_server.h"
+#include "exporter/logging.h"
+#include "exporter/registry.h"
+#include "exporter/version.h"
+#include "exporter/web_handler.h"
+
+namespace {
+
+int Fail(const std::string& msg) {
+  std::fprintf(stderr, "rnic_exporter: error: %s\n", msg.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace rnic;
+  const auto& specs = AllCollectors();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = ParseFlags(args, specs);
+  if (!parsed.ok()) return Fail(parsed.error().message);
+  const Options& opts = parsed.value();
+  if (opts.show_help) {
+    std::cout << HelpText(specs);
+    return 0;
+  }
+  if (opts.show_version) {
+    std::cout << "rnic_exporter version " RNIC_VERSION
+                 " (revision " RNIC_REVISION ")\n";
+    return 0;
+  }
+  SetUpLogging(opts.log_level, opts.log_format);
+
+  auto config = LoadConfigFile(opts.config_file, specs);
+  if (!config.ok()) return Fail(config.error().message);
+
+  // Block the stop signals before any thread starts, so only sigwait sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  auto shared = std::make_shared<SharedFacts>();
+  std::vector<CollectorRunner::Entry> entries;
+  for (const auto& spec : specs) {
+    if (!opts.collectors.at(spec.name)) continue;
+    CollectorArgs cargs;
+    cargs.paths = opts.paths;
+    cargs.options = opts.collector_options.at(spec.name);
+    if (auto it = config.value().find(spec.name); it != config.value().end()) {
+      cargs.config = it->second;
+    }
+    cargs.shared = shared;
+    auto c = spec.factory(cargs);
+    if (!c.ok())
+      return Fail("collector " + spec.name + ": " + c.error().ToString());
+    spdlog::info("msg=\"enabled collector\" collector={}", spec.name);
+    entries.push_back({spec.name, std::move(c).value()});
+  }
+  if (entries.empty())
+    spdlog::warn(
+        "no collector enabled: /metrics serves only the exporter's own "
+        "metrics");
+
+  CollectorRunner runner(std::move(entries));
+  WebHandler handler(opts, runner);
+  HttpServer server(handler);
+  // Worker threads: enough for parallel scrapes plus health checks, few
+  // enough to keep the footprint small.
+  int threads = opts.max_requests > 0 && opts.max_requests < 8
+                    ? opts.max_requests + 1
+                    : 8;
+  auto bound = server.Start(opts.listen_addresses, threads);
+  if (!bound.ok()) return Fail(bound.error().message);
+  for (const auto& b : bound.value()) {
+    spdlog::info("msg=\"listening\" address={} version=" RNIC_VERSION, b);
+  }
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  spdlog::info("msg=\"shutting down\" signal={}", sig);
+  server.Stop();
+  runner.Drain(std::chrono::seconds(5));
+  spdlog::info("msg=\"stopped\"");
+  return 0;
+}

@@ -1,0 +1,50 @@
+// CollectorRunner: runs every enabled collector in parallel for one scrape
+// under a deadline. A collector that fails or is still running at the
+// deadline is reported as rnic_scrape_collector_success 0 and its families
+// are left out; the others are served.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "collectors/collector.h"
+#include "collectors/common/metric_set.h"
+
+namespace rnic {
+
+class CollectorRunner {
+ public:
+  struct Entry {
+    std::string name;
+    std::unique_ptr<Collector> collector;
+  };
+
+  explicit CollectorRunner(std::vector<Entry> entries);
+  ~CollectorRunner();
+  CollectorRunner(const CollectorRunner&) = delete;
+  CollectorRunner& operator=(const CollectorRunner&) = delete;
+
+  // Collects from every collector; the result also holds
+  // rnic_scrape_collector_{success,duration_seconds}.
+  [[nodiscard]] MetricSet Gather(
+      std::chrono::steady_clock::time_point deadline);
+
+  // Waits (bounded) for collector threads that outlived their scrape.
+  void Drain(std::chrono::milliseconds max_wait);
+
+  [[nodiscard]] std::vector<std::string> Names() const;
+
+ private:
+  struct Slot;  // one collector, its run lock and name
+  std::vector<std::shared_ptr<Slot>> slots_;
+  // Threads still running (some may have outlived their scrape).
+  std::shared_ptr<std::atomic<int>> running_ =
+      std::make_shared<std::atomic<int>>(0);
+};
+
+}  // namespace rnic

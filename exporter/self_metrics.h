@@ -1,0 +1,17 @@
+// The exporter's own metrics: the standard process_* set (read from
+// /proc/self) and rnic_build_info.
+#pragma once
+
+#include <vector>
+
+#include "collectors/collector_spec.h"
+#include "collectors/common/metric_set.h"
+
+namespace rnic {
+
+void AddProcessMetrics(MetricSet& out);
+void AddBuildInfo(MetricSet& out);
+// Docs of the families the exporter itself emits (for the README table).
+[[nodiscard]] std::vector<MetricDoc> ExporterMetricDocs();
+
+}  // namespace rnic

@@ -1,0 +1,47 @@
+// The exporter's HTTP endpoints as plain functions of a request, so they are
+// testable without a socket: /metrics (negotiated format, gzip, deadline from
+// X-Prometheus-Scrape-Timeout-Seconds), landing page, /-/healthy, /-/ready.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exporter/flags.h"
+#include "exporter/registry.h"
+
+namespace rnic {
+
+struct HttpRequest {
+  std::string method;  // GET, HEAD, ...
+  std::string path;
+  std::string accept;
+  std::string accept_encoding;
+  std::string scrape_timeout;  // X-Prometheus-Scrape-Timeout-Seconds
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+};
+
+class WebHandler {
+ public:
+  WebHandler(const Options& options, CollectorRunner& runner);
+  [[nodiscard]] HttpResponse Handle(const HttpRequest& req);
+  // Seconds of deadline a scrape gets for the given header value.
+  [[nodiscard]] double DeadlineSeconds(const std::string& header) const;
+
+ private:
+  HttpResponse Metrics(const HttpRequest& req);
+  std::string LandingPage() const;
+
+  const Options& options_;
+  CollectorRunner& runner_;
+  std::atomic<int> in_flight_{0};
+};
+
+}  // namespace rnic

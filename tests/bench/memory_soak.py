@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Resident memory of rnic_exporter over many scrapes: prints RSS at
+intervals; flat means no growth after warm-up.
+
+usage: memory_soak.py RNIC_EXPORTER [--scrapes 10000] [-- exporter flags...]"""
+import argparse
+import socket
+import subprocess
+import time
+import urllib.request
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("exporter")
+    ap.add_argument("--scrapes", type=int, default=10000)
+    ap.add_argument("flags", nargs="*")
+    a = ap.parse_args()
+    port = free_port()
+    proc = subprocess.Popen([a.exporter, "--web.listen-address=127.0.0.1:%d" % port] + a.flags,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = "http://127.0.0.1:%d/metrics" % port
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url, timeout=1).read()
+                break
+            except Exception:
+                time.sleep(0.05)
+        samples = []
+        step = max(a.scrapes // 10, 1)
+        for i in range(1, a.scrapes + 1):
+            urllib.request.urlopen(url).read()
+            if i % step == 0 or i == 100:
+                samples.append((i, rss_kib(proc.pid)))
+                print("scrape %6d  rss %6d KiB" % samples[-1], flush=True)
+        after_warmup = [r for i, r in samples if i >= 1000] or [samples[-1][1]]
+        print("max rss %.2f MiB; growth after 1000 scrapes: %d KiB"
+              % (max(r for _, r in samples) / 1024, max(after_warmup) - min(after_warmup)))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+if __name__ == "__main__":
+    main()

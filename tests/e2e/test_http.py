@@ -1,0 +1,150 @@
+"""The real binary over real HTTP on 127.0.0.1: formats, headers, endpoints,
+flag errors and shutdown."""
+import os
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+
+from rnic_e2e import Exporter, parse_samples, promtool_check
+
+BIN = os.environ["RNIC_EXPORTER"]
+SRC = os.environ["RNIC_SOURCE_DIR"]
+FIXTURE = os.path.join(SRC, "tests", "fixtures", "sys")
+BASE_ARGS = ["--path.sysfs=" + FIXTURE, "--path.devkmsg=/dev/null"]
+
+
+class HttpTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.exp = Exporter(BIN, BASE_ARGS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.exp.stop()
+
+    def test_text_format_passes_promtool(self):
+        status, headers, body = self.exp.get("/metrics")
+        self.assertEqual(status, 200)
+        self.assertEqual(headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8")
+        ok, out = promtool_check(body.decode())
+        self.assertTrue(ok, out)
+        names = {s[0] for s in parse_samples(body.decode())}
+        self.assertIn("rnic_build_info", names)
+        self.assertIn("rnic_scrape_collector_success", names)
+        self.assertIn("process_resident_memory_bytes", names)
+
+    def test_head_has_headers_and_no_body(self):
+        status, headers, body = self.exp.get("/metrics", method="HEAD")
+        self.assertEqual(status, 200)
+        self.assertEqual(body, b"")
+        self.assertTrue(headers["Content-Type"].startswith("text/plain; version=0.0.4"))
+
+    def test_gzip(self):
+        status, headers, body = self.exp.get("/metrics", {"Accept-Encoding": "gzip"})
+        self.assertEqual(headers.get("Content-Encoding"), "gzip")
+        self.assertEqual(body[:2], b"\x1f\x8b")
+        text = self.exp.metrics_text({"Accept-Encoding": "gzip"})
+        self.assertIn("rnic_build_info", text)
+        status, headers, body = self.exp.get("/metrics", {"Accept-Encoding": "gzip;q=0"})
+        self.assertNotIn("Content-Encoding", headers)
+
+    def test_openmetrics_when_asked(self):
+        accept = ("application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,"
+                  "text/plain;version=0.0.4;q=0.2,*/*;q=0.1")
+        status, headers, body = self.exp.get("/metrics", {"Accept": accept})
+        self.assertEqual(headers["Content-Type"],
+                         "application/openmetrics-text; version=1.0.0; charset=utf-8")
+        text = body.decode()
+        self.assertTrue(text.endswith("# EOF\n"))
+        self.assertIn("# TYPE process_cpu_seconds counter\n", text)
+
+    def test_landing_health_ready_404(self):
+        status, headers, body = self.exp.get("/")
+        self.assertEqual(status, 200)
+        self.assertIn(b'href="/metrics"', body)
+        self.assertEqual(self.exp.get("/-/healthy")[0], 200)
+        self.assertEqual(self.exp.get("/-/ready")[0], 200)
+        self.assertEqual(self.exp.get("/nonexistent")[0], 404)
+
+    def test_scrape_timeout_header_is_accepted(self):
+        status, _, body = self.exp.get("/metrics", {"X-Prometheus-Scrape-Timeout-Seconds": "2.5"})
+        self.assertEqual(status, 200)
+        for name, labels, value in parse_samples(body.decode()):
+            if name == "rnic_scrape_collector_duration_seconds":
+                self.assertLess(value, 2.5)
+
+
+def run_binary(args):
+    return subprocess.run([BIN] + args, capture_output=True, text=True, timeout=30)
+
+
+class StartupErrorTest(unittest.TestCase):
+    def assert_fails_naming(self, args, needle):
+        p = run_binary(args)
+        self.assertNotEqual(p.returncode, 0, p.stderr)
+        self.assertIn(needle, p.stderr)
+
+    def test_bad_flags_stop_startup_with_their_name(self):
+        self.assert_fails_naming(["--no-such-flag"], "--no-such-flag")
+        self.assert_fails_naming(["--collector.nonexistent"], "nonexistent")
+        self.assert_fails_naming(["--log.level=chatty"], "--log.level")
+        self.assert_fails_naming(["--web.listen-address=[::1]:0"], "IPv6")
+        self.assert_fails_naming(["--web.listen-address=127.0.0.1:99999"], "bad port")
+
+    def test_bad_config_file_stops_startup(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+            f.write("not_a_collector:\n  x: 1\n")
+        try:
+            self.assert_fails_naming(["--config.file=" + f.name], "not_a_collector")
+        finally:
+            os.unlink(f.name)
+        self.assert_fails_naming(["--config.file=/nonexistent.yml"], "/nonexistent.yml")
+
+    def test_port_in_use_is_reported(self):
+        with Exporter(BIN, BASE_ARGS) as first:
+            self.assert_fails_naming(["--web.listen-address=" + first.address], "cannot listen")
+
+    def test_help_and_version(self):
+        p = run_binary(["--help"])
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("--web.listen-address", p.stdout)
+        p = run_binary(["--version"])
+        self.assertEqual(p.returncode, 0)
+        self.assertIn("rnic_exporter version", p.stdout)
+
+
+class ShutdownTest(unittest.TestCase):
+    def test_sigterm_during_scrapes_exits_zero(self):
+        exp = Exporter(BIN, BASE_ARGS)
+        results = []
+
+        def scrape():
+            try:
+                results.append(exp.get("/metrics")[0])
+            except Exception as e:  # connection refused after shutdown is fine
+                results.append(repr(e))
+
+        threads = [threading.Thread(target=scrape) for _ in range(8)]
+        for t in threads:
+            t.start()
+        time.sleep(0.01)
+        rc = exp.stop()
+        for t in threads:
+            t.join()
+        self.assertEqual(rc, 0, exp.log_text())
+        self.assertIn('msg="stopped"', exp.log_text())
+        # Every scrape that got an answer got a whole one.
+        for r in results:
+            if isinstance(r, int):
+                self.assertEqual(r, 200)
+
+    def test_sigint_exits_zero(self):
+        import signal
+        exp = Exporter(BIN, BASE_ARGS)
+        self.assertEqual(exp.stop(signal.SIGINT), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,91 @@
+#include "exporter/flags.h"
+
+#include <gtest/gtest.h>
+
+namespace rnic {
+namespace {
+
+std::vector<CollectorSpec> Specs() {
+  CollectorSpec a;
+  a.name = "alpha";
+  a.default_enabled = true;
+  a.options = {{"device-include", "regex", ""}, {"depth", "d", "7"}};
+  CollectorSpec b;
+  b.name = "beta";
+  b.default_enabled = false;
+  return {a, b};
+}
+
+Result<Options> Parse(std::vector<std::string> args) { return ParseFlags(args, Specs()); }
+
+TEST(FlagsTest, Defaults) {
+  auto o = Parse({});
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o->listen_addresses, std::vector<std::string>{":" + std::to_string(kDefaultPort)});
+  EXPECT_EQ(o->telemetry_path, "/metrics");
+  EXPECT_EQ(o->max_requests, 40);
+  EXPECT_EQ(o->paths.sysfs, "/sys");
+  EXPECT_TRUE(o->collectors.at("alpha"));
+  EXPECT_FALSE(o->collectors.at("beta"));
+  EXPECT_EQ(o->collector_options.at("alpha").at("depth"), "7");
+}
+
+TEST(FlagsTest, CollectorSwitchesAndOptions) {
+  auto o = Parse({"--collector.disable-defaults", "--collector.beta",
+                  "--collector.alpha.depth=9", "--collector.alpha.device-include", "mlx.*"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_FALSE(o->collectors.at("alpha"));
+  EXPECT_TRUE(o->collectors.at("beta"));
+  EXPECT_EQ(o->collector_options.at("alpha").at("depth"), "9");
+  EXPECT_EQ(o->collector_options.at("alpha").at("device-include"), "mlx.*");
+  o = Parse({"--no-collector.alpha"});
+  ASSERT_TRUE(o.ok());
+  EXPECT_FALSE(o->collectors.at("alpha"));
+}
+
+TEST(FlagsTest, RepeatableListenAddressAndValues) {
+  auto o = Parse({"--web.listen-address=127.0.0.1:1", "--web.listen-address", ":2",
+                  "--path.sysfs=/x", "--log.format", "json", "--web.max-requests=3",
+                  "--web.telemetry-path=/m"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->listen_addresses, (std::vector<std::string>{"127.0.0.1:1", ":2"}));
+  EXPECT_EQ(o->paths.sysfs, "/x");
+  EXPECT_EQ(o->log_format, "json");
+  EXPECT_EQ(o->max_requests, 3);
+  EXPECT_EQ(o->telemetry_path, "/m");
+}
+
+TEST(FlagsTest, BadInputNamesTheFlag) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  } cases[] = {
+      {{"--nope"}, "--nope"},
+      {{"--collector.gamma"}, "gamma"},
+      {{"--collector.alpha.bogus=1"}, "bogus"},
+      {{"--log.level=loud"}, "--log.level"},
+      {{"--log.format=xml"}, "--log.format"},
+      {{"--web.max-requests=-1"}, "--web.max-requests"},
+      {{"--web.max-requests=x"}, "--web.max-requests"},
+      {{"--web.telemetry-path=metrics"}, "--web.telemetry-path"},
+      {{"--path.sysfs"}, "--path.sysfs"},
+      {{"--collector.alpha=maybe"}, "--collector.alpha"},
+      {{"positional"}, "positional"},
+      {{"--web.timeout-offset=-1"}, "--web.timeout-offset"},
+  };
+  for (const auto& c : cases) {
+    auto o = Parse(c.args);
+    ASSERT_FALSE(o.ok()) << c.args[0];
+    EXPECT_NE(o.error().message.find(c.needle), std::string::npos) << o.error().message;
+  }
+}
+
+TEST(FlagsTest, HelpListsCollectorsAndOptions) {
+  std::string h = HelpText(Specs());
+  EXPECT_NE(h.find("--[no-]collector.alpha"), std::string::npos);
+  EXPECT_NE(h.find("--collector.alpha.depth=VALUE"), std::string::npos);
+  EXPECT_NE(h.find("default: disabled"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rnic

@@ -1,0 +1,87 @@
+#include "exporter/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace rnic {
+namespace {
+
+class FixedCollector : public Collector {
+ public:
+  FixedCollector(double value, std::chrono::milliseconds sleep, bool fail = false)
+      : value_(value), sleep_(sleep), fail_(fail) {}
+  Status Collect(const ScrapeContext&, MetricSet& out) override {
+    std::this_thread::sleep_for(sleep_);
+    out.AddGauge("rnic_test_value", "v", {{"v", std::to_string(value_)}}, value_);
+    if (fail_) return Error{"boom"};
+    return Status::Ok();
+  }
+
+ private:
+  double value_;
+  std::chrono::milliseconds sleep_;
+  bool fail_;
+};
+
+double Gauge(const MetricSet& set, const std::string& family, const std::string& collector) {
+  for (const auto& f : set.families()) {
+    if (f.name != family) continue;
+    for (const auto& m : f.metric) {
+      if (LabelValue(m, "collector") == collector) return m.gauge.value;
+    }
+  }
+  return -1;
+}
+
+std::size_t Samples(const MetricSet& set, const std::string& family) {
+  for (const auto& f : set.families()) {
+    if (f.name == family) return f.metric.size();
+  }
+  return 0;
+}
+
+TEST(CollectorRunnerTest, SlowCollectorFailsOthersServed) {
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"fast", std::make_unique<FixedCollector>(1, std::chrono::milliseconds(0))});
+  e.push_back({"slow", std::make_unique<FixedCollector>(2, std::chrono::milliseconds(1500))});
+  CollectorRunner runner(std::move(e));
+  MetricSet set =
+      runner.Gather(std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "fast"), 1);
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "slow"), 0);
+  // Only the fast collector's sample is served.
+  EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
+  EXPECT_GE(Gauge(set, "rnic_scrape_collector_duration_seconds", "slow"), 0.1);
+  runner.Drain(std::chrono::seconds(5));
+}
+
+TEST(CollectorRunnerTest, FailingCollectorsFamiliesAreDropped) {
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"bad", std::make_unique<FixedCollector>(1, std::chrono::milliseconds(0), true)});
+  e.push_back({"good", std::make_unique<FixedCollector>(2, std::chrono::milliseconds(0))});
+  CollectorRunner runner(std::move(e));
+  MetricSet set = runner.Gather(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "bad"), 0);
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "good"), 1);
+  EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
+}
+
+TEST(CollectorRunnerTest, CollectorsRunInParallel) {
+  std::vector<CollectorRunner::Entry> e;
+  for (int i = 0; i < 4; ++i) {
+    e.push_back({"c" + std::to_string(i),
+                 std::make_unique<FixedCollector>(i, std::chrono::milliseconds(300))});
+  }
+  CollectorRunner runner(std::move(e));
+  // Serially these would need 1.2 s; the deadline allows each one alone.
+  MetricSet set =
+      runner.Gather(std::chrono::steady_clock::now() + std::chrono::milliseconds(1100));
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "c" + std::to_string(i)), 1);
+  }
+  EXPECT_EQ(Samples(set, "rnic_test_value"), 4u);
+}
+
+}  // namespace
+}  // namespace rnic

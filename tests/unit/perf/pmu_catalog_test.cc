@@ -1,0 +1,87 @@
+#include "collectors/perf/pmu_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace rnic {
+namespace {
+
+const std::string kSysfs = RNIC_FIXTURES_DIR "/perf";
+
+TEST(PmuFormatTest, ParsesRangesAndWords) {
+  auto f = ParsePmuFormat("config:0-7");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->config_word, 0);
+  ASSERT_EQ(f->bits.size(), 1u);
+  EXPECT_EQ(f->bits[0], std::make_pair(0, 7));
+  f = ParsePmuFormat("config1:0-3,8,60-63\n");
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(f->config_word, 1);
+  EXPECT_EQ(f->bits.size(), 3u);
+  EXPECT_FALSE(ParsePmuFormat("config3:0-7").ok());
+  EXPECT_FALSE(ParsePmuFormat("config:7-0").ok());
+  EXPECT_FALSE(ParsePmuFormat("config:0-64").ok());
+  EXPECT_FALSE(ParsePmuFormat("config").ok());
+  EXPECT_FALSE(ParsePmuFormat("config:").ok());
+}
+
+TEST(CpuListTest, Parses) {
+  EXPECT_EQ(*ParseCpuList("0-2,5\n"), (std::vector<int>{0, 1, 2, 5}));
+  EXPECT_EQ(*ParseCpuList(""), std::vector<int>{});
+  EXPECT_FALSE(ParseCpuList("a").ok());
+}
+
+TEST(PmuCatalogTest, LoadsUncoreIioFromSysfs) {
+  auto pmus = ListPmus(kSysfs);
+  ASSERT_TRUE(pmus.ok());
+  EXPECT_NE(std::find(pmus->begin(), pmus->end(), "uncore_iio_0"), pmus->end());
+  auto pmu = LoadPmu(kSysfs, "uncore_iio_0");
+  ASSERT_TRUE(pmu.ok()) << pmu.error().message;
+  EXPECT_EQ(pmu->type, 38u);
+  EXPECT_EQ(pmu->cpus, (std::vector<int>{0, 28}));
+  EXPECT_EQ(pmu->formats.size(), 7u);
+  EXPECT_FALSE(LoadPmu(kSysfs, "nonexistent").ok());
+}
+
+TEST(PmuCatalogTest, EncodesTermsThroughFormats) {
+  auto pmu = LoadPmu(kSysfs, "uncore_iio_0");
+  ASSERT_TRUE(pmu.ok());
+  // PCIe read of port 0 on SKX: event 0x83, umask 0x04, ch_mask 0x01, fc_mask
+  // 0x07.
+  auto e = EncodeEvent(*pmu, "event=0x83,umask=0x04,ch_mask=0x01,fc_mask=0x07");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->config[0],
+            0x83ULL | (0x04ULL << 8) | (0x01ULL << 36) | (0x07ULL << 44));
+  EXPECT_EQ(e->config[1], 0u);
+  // A flag term without a value sets 1.
+  e = EncodeEvent(*pmu, "event=0x1,edge");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->config[0], 0x1ULL | (1ULL << 18));
+  // Errors name the problem.
+  auto bad = EncodeEvent(*pmu, "event=0x100");  // 9 bits into 8
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("event"), std::string::npos);
+  bad = EncodeEvent(*pmu, "colour=3");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("colour"), std::string::npos);
+  EXPECT_FALSE(EncodeEvent(*pmu, "event=zz").ok());
+  EXPECT_FALSE(EncodeEvent(*pmu, "").ok());
+}
+
+TEST(PmuCatalogTest, NamedEventsCarryScaleAndUnit) {
+  auto pmu = LoadPmu(kSysfs, "uncore_iio_free_running_0");
+  ASSERT_TRUE(pmu.ok());
+  ASSERT_EQ(pmu->events.size(), 2u);
+  auto e = EncodeEvent(*pmu, "bw_in_port0");
+  ASSERT_TRUE(e.ok()) << e.error().message;
+  EXPECT_EQ(e->config[0], 0xffULL | (0x20ULL << 8));
+  EXPECT_DOUBLE_EQ(e->scale, 3.814697265625e-6);
+  EXPECT_EQ(e->unit, "MiB");
+  e = EncodeEvent(*pmu, "ioclk");
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(e->scale, 1.0);
+}
+
+}  // namespace
+}  // namespace rnic
