@@ -1,6 +1,7 @@
 // Cost of one sysfs scrape. By default the committed fixture tree; set
 // RNIC_BENCH_SYSFS to a tree written by tests/fixtures/make_scaled_tree.py
-// (e.g. 128 devices x 2 ports) for the 256-port figure.
+// (e.g. --ports 256) for the 256-port figure. The collector alone, without
+// the runner (scrape_bench.cc measures the whole scrape).
 #include <benchmark/benchmark.h>
 #include <prometheus/text_serializer.h>
 
