@@ -11,6 +11,7 @@ struct Desc {
   std::string_view name;
   std::string_view help;
   int width;
+  HwCounterKind kind = HwCounterKind::kCounter;
 };
 
 // Sorted by name (binary search). Widths: mlx5 Q counters are read as
@@ -18,6 +19,8 @@ struct Desc {
 // 64-bit; rxe keeps atomic64 counters.
 constexpr std::array kTable = {
     Desc{"ack_deferred", "ACKs the rxe responder deferred", 64},
+    Desc{"active_qps", "QPs currently allocated (bnxt_re level, not a count)",
+         64, HwCounterKind::kGauge},
     Desc{"completer_retry_err", "Retries started by the rxe completer", 64},
     Desc{"duplicate_request", "Duplicate requests received", 32},
     Desc{"implied_nak_seq_err",
@@ -96,17 +99,22 @@ std::string HwCounterFamilyName(std::string_view counter) {
                     (c >= '0' && c <= '9') || c == '_';
     out.push_back(ok ? c : '_');
   }
-  out += "_total";
+  if (HwCounterKindOf(counter) == HwCounterKind::kCounter) out += "_total";
   return out;
 }
 
-std::string HwCounterHelp(std::string_view counter) {
-  if (const Desc* d = Find(counter)) {
-    return std::string(d->help) + " (driver hw counter " +
-           std::string(counter) + ")";
-  }
-  return "Driver hardware counter " + std::string(counter) +
-         " (kernel name; see the driver's documentation)";
+std::string_view HwCounterHelp(std::string_view counter) {
+  const Desc* d = Find(counter);
+  return d != nullptr ? d->help : kHwCounterGenericHelp;
+}
+
+HwCounterKind HwCounterKindOf(std::string_view counter) {
+  const Desc* d = Find(counter);
+  return d != nullptr ? d->kind : HwCounterKind::kCounter;
+}
+
+bool HwCounterKnown(std::string_view counter) {
+  return Find(counter) != nullptr;
 }
 
 int HwCounterWidthBits(std::string_view counter) {
