@@ -4,14 +4,18 @@
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
+#include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
 
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {
+      // clang-format off
       MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
       MakeNetlinkResourceCollectorSpec(),
+      MakeSysfsCollectorSpec(),
       MakePerfCollectorSpec(),
+      // clang-format on
   };
   return kAll;
 }
