@@ -241,7 +241,7 @@ void DeviceSession::BindCounter(int port, PortSlot& slot) {
             (e.errno_value == EPERM    ? "; needs CAP_NET_ADMIN"
              : e.errno_value == ENOMEM ? "; the driver has no per-QP counters"
                                        : "") +
-            "); rnic_probe_qp_counter_bound is 0");
+            "); rnic_probe_qp_stat_bound is 0");
     stats.SetQpCounterBound(name_, port, false);
     return;
   }

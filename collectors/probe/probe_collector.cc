@@ -66,7 +66,7 @@ CollectorSpec MakeProbeCollectorSpec() {
       {"rnic_async_events_total", "counter", "device,port,event",
        "ibv_async_events on the probe's device contexts by type "
        "(device-level events have no port label)."},
-      {"rnic_probe_qp_counter_bound", "gauge", "device,port",
+      {"rnic_probe_qp_stat_bound", "gauge", "device,port",
        "1 if the probe QPs are bound to their own RDMA counter."},
       {"rnic_probe_qp_<counter>_total", "counter", "device,port",
        "Driver counters of the RDMA counter bound to the probe QPs."},

@@ -251,7 +251,7 @@ void ProbeStats::AppendTo(MetricSet& out) const {
                    sup ? 1 : 0);
     }
     if (p.qp_counter_bound) {
-      out.AddGauge("rnic_probe_qp_counter_bound",
+      out.AddGauge("rnic_probe_qp_stat_bound",
                    "1 if the probe's QPs are bound to their own RDMA "
                    "counter (netlink STAT_SET manual mode), 0 if the kernel "
                    "or driver does not allow it (e.g. rxe).",

@@ -144,7 +144,7 @@ TEST(ProbeStatsTest, CpuMrAndQpCounters) {
   const auto* q = Find(out, "rnic_probe_qp_rx_read_requests_total");
   ASSERT_NE(q, nullptr);
   EXPECT_EQ(q->metric.at(0).counter.value, 7);
-  const auto* bound = Find(out, "rnic_probe_qp_counter_bound");
+  const auto* bound = Find(out, "rnic_probe_qp_stat_bound");
   ASSERT_NE(bound, nullptr);
   EXPECT_EQ(FindMetric(*bound, {{"device", "rxe0"}})->gauge.value, 0);
   EXPECT_EQ(FindMetric(*bound, {{"device", "mlx5_0"}})->gauge.value, 1);

@@ -60,6 +60,7 @@ while :; do
   usleep 500000
 done
 say "all 8 latency histograms have >= 100 samples"
+signal probe-filled
 cp $M "$VMOUT/metrics-probe.prom"
 [ "$(val rnic_probe_success 'device="rxe0"')" = 1 ] || fail "rnic_probe_success{rxe0} != 1"
 [ "$(val rnic_probe_completion_errors_total)" = NA ] || [ "$(val rnic_probe_completion_errors_total)" = 0 ] ||
@@ -72,6 +73,7 @@ done
 probe_s=$(p50 'device="rxe0",port="1",operation="write",size_bytes="64"')
 ratio=$(awk -v p="$probe_s" -v r="$ref_us" 'BEGIN { printf "%.2f", p * 1e6 / r }')
 say "probe write 64 B p50 = $(awk -v p="$probe_s" 'BEGIN { printf "%.2f", p * 1e6 }') us; ib_write_lat t_typical = $ref_us us; ratio = $ratio"
+signal p50 "$probe_s"
 echo "probe_p50_us=$(awk -v p="$probe_s" 'BEGIN { printf "%.2f", p * 1e6 }') ib_write_lat_typical_us=$ref_us ratio=$ratio" >"$VMOUT/latency-ratio.txt"
 # Same method, same device: within a factor of 4 either way even under TCG
 # (bucket interpolation alone can be off by the bucket width).
@@ -102,4 +104,6 @@ grep rnic_kernel_cq_errors_total $M | grep -v '^#' | tee "$VMOUT/kmsg.prom"
   fail "access violation line not counted"
 [ "$(val rnic_kernel_cq_errors_total 'device="",pci="0000:7f:00.0",syndrome="0x1"')" = 1 ] ||
   fail "unmapped PCI address not counted under device=\"\""
+signal kmsg-done
+wait_host 120 || fail "host side failed"
 stop_exporter
