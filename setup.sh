@@ -12,10 +12,12 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   # host-side test tools
-  curl prometheus prometheus-node-exporter python3 jq
+  curl prometheus prometheus-node-exporter python3 jq ethtool
+  # dashboards and packaging tiers (tests/dashboards, tests/packaging)
+  yamllint shellcheck strace debhelper dpkg-dev lintian
   # Soft-RoCE VM harness (tests/vm)
   qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
-  ibverbs-providers perftest rdmacm-utils infiniband-diags
+  ibverbs-providers perftest rdmacm-utils infiniband-diags xz-utils zstd binutils
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,0 +1,210 @@
+#include "collectors/netlink/attr_parser.h"
+
+#include <cstring>
+
+namespace rnic::nl {
+namespace {
+
+constexpr std::array<AttrKind, kAttrKnownEnd> MakePolicy() {
+  std::array<AttrKind, kAttrKnownEnd> p{};
+  using K = AttrKind;
+  for (std::uint16_t t : {kAttrDevIndex,
+                          kAttrPortIndex,
+                          kAttrLid,
+                          kAttrSmLid,
+                          kAttrResLqpn,
+                          kAttrResRqpn,
+                          kAttrResRqPsn,
+                          kAttrResSqPsn,
+                          kAttrResPid,
+                          kAttrResPs,
+                          kAttrResCqe,
+                          kAttrResRkey,
+                          kAttrResLkey,
+                          kAttrResLocalDmaLkey,
+                          kAttrResUnsafeGlobalRkey,
+                          kAttrNdevIndex,
+                          kAttrDriverU32,
+                          kAttrDriverS32,
+                          kAttrResPdn,
+                          kAttrResCqn,
+                          kAttrResMrn,
+                          kAttrResCmIdn,
+                          kAttrResCtxn,
+                          kAttrNetNsFd,
+                          kAttrStatMode,
+                          kAttrStatRes,
+                          kAttrStatAutoModeMask,
+                          kAttrStatCounterId,
+                          kAttrResSrqn,
+                          kAttrMinRange,
+                          kAttrMaxRange,
+                          kAttrStatHwcounterIndex}) {
+    p[t] = K::kU32;
+  }
+  for (std::uint16_t t :
+       {kAttrCapFlags, kAttrNodeGuid, kAttrSysImageGuid, kAttrSubnetPrefix,
+        kAttrResSummaryEntryCurr, kAttrResUsecnt, kAttrResIova, kAttrResMrlen,
+        kAttrDriverS64, kAttrDriverU64, kAttrChardevAbi, kAttrChardev,
+        kAttrUverbsDriverId, kAttrStatHwcounterEntryValue}) {
+    p[t] = K::kU64;
+  }
+  for (std::uint16_t t : {kAttrLmc,
+                          kAttrPortState,
+                          kAttrPortPhysState,
+                          kAttrDevNodeType,
+                          kAttrResPathMigState,
+                          kAttrResType,
+                          kAttrResState,
+                          kAttrResPollCtx,
+                          kAttrDriverPrintType,
+                          kAttrSysNetnsMode,
+                          kAttrDevDim,
+                          kAttrSysCopyOnFork,
+                          kAttrStatHwcounterDynamic,
+                          kAttrSysPrivilegedQkeyMode,
+                          kAttrDriverDetails,
+                          kAttrDevType,
+                          kAttrNameAssignType,
+                          kAttrEventType,
+                          kAttrSysMonitorMode,
+                          kAttrStatOpcounterEnabled}) {
+    p[t] = K::kU8;
+  }
+  for (std::uint16_t t :
+       {kAttrDevName, kAttrFwVersion, kAttrResSummaryEntryName,
+        kAttrResKernName, kAttrNdevName, kAttrDriverString, kAttrLinkType,
+        kAttrDevProtocol, kAttrChardevType, kAttrChardevName,
+        kAttrStatHwcounterEntryName, kAttrResSubtype, kAttrParentName}) {
+    p[t] = K::kString;
+  }
+  for (std::uint16_t t : {kAttrResSummary,     kAttrResSummaryEntry,
+                          kAttrResQp,          kAttrResQpEntry,
+                          kAttrResCmId,        kAttrResCmIdEntry,
+                          kAttrResCq,          kAttrResCqEntry,
+                          kAttrResMr,          kAttrResMrEntry,
+                          kAttrResPd,          kAttrResPdEntry,
+                          kAttrDriver,         kAttrDriverEntry,
+                          kAttrStatCounter,    kAttrStatCounterEntry,
+                          kAttrStatHwcounters, kAttrStatHwcounterEntry,
+                          kAttrResCtx,         kAttrResCtxEntry,
+                          kAttrResSrq,         kAttrResSrqEntry}) {
+    p[t] = K::kNested;
+  }
+  for (std::uint16_t t : {kAttrResSrcAddr, kAttrResDstAddr, kAttrResRaw}) {
+    p[t] = K::kBinary;
+  }
+  return p;
+}
+
+constexpr std::array<AttrKind, kAttrKnownEnd> kPolicy = MakePolicy();
+
+// Netlink attribute header (struct nlattr), flags masked off the type.
+constexpr std::uint16_t kTypeMask =
+    static_cast<std::uint16_t>(~(NLA_F_NESTED | NLA_F_NET_BYTEORDER));
+
+bool LengthFits(AttrKind kind, std::size_t len, const std::uint8_t* data) {
+  switch (kind) {
+    case AttrKind::kU8:
+      return len >= 1;
+    case AttrKind::kU32:
+      return len >= 4;
+    case AttrKind::kU64:
+      return len >= 8;
+    case AttrKind::kString:
+      return len >= 1 && std::memchr(data, '\0', len) != nullptr;
+    default:
+      return true;
+  }
+}
+
+// Steps over `len` bytes of attributes, calling fn(type, view) for each.
+template <typename Fn>
+Status Walk(const std::uint8_t* data, std::size_t len, Fn&& fn) {
+  std::size_t off = 0;
+  while (off + NLA_HDRLEN <= len) {
+    nlattr hdr;
+    std::memcpy(&hdr, data + off, sizeof(hdr));
+    if (hdr.nla_len < NLA_HDRLEN || hdr.nla_len > len - off) {
+      return Error{"netlink: bad attribute length", EBADMSG};
+    }
+    AttrView view{data + off + NLA_HDRLEN,
+                  static_cast<std::uint16_t>(hdr.nla_len - NLA_HDRLEN)};
+    Status st = fn(static_cast<std::uint16_t>(hdr.nla_type & kTypeMask), view);
+    if (!st.ok()) return st;
+    off += NLA_ALIGN(hdr.nla_len);
+  }
+  // Fewer than a header's worth of trailing bytes is padding; anything a
+  // header could start in but does not fit was caught above.
+  return Status::Ok();
+}
+
+}  // namespace
+
+AttrKind PolicyKind(std::uint16_t type) {
+  return type < kAttrKnownEnd ? kPolicy[type] : AttrKind::kUnknown;
+}
+
+Status Attrs::ParseMessage(const nlmsghdr& msg) {
+  if (msg.nlmsg_len < NLMSG_HDRLEN) {
+    return Error{"netlink: short message", EBADMSG};
+  }
+  const auto* base = reinterpret_cast<const std::uint8_t*>(&msg);
+  return Parse(base + NLMSG_HDRLEN, msg.nlmsg_len - NLMSG_HDRLEN);
+}
+
+Status Attrs::ParseNested(AttrView nest) { return Parse(nest.data, nest.len); }
+
+Status Attrs::Parse(const std::uint8_t* data, std::size_t len) {
+  seen_.fill(false);
+  return Walk(data, len, [&](std::uint16_t type, AttrView view) -> Status {
+    const AttrKind kind = PolicyKind(type);
+    if (kind == AttrKind::kUnknown) return Status::Ok();  // newer kernel
+    if (!LengthFits(kind, view.len, view.data)) {
+      return Error{
+          "netlink: attribute " + std::to_string(type) + " has a bad payload",
+          EBADMSG};
+    }
+    attrs_[type] = view;
+    seen_[type] = true;
+    return Status::Ok();
+  });
+}
+
+std::optional<std::uint8_t> Attrs::U8(std::uint16_t type) const {
+  if (!Has(type) || kPolicy[type] != AttrKind::kU8) return std::nullopt;
+  return attrs_[type].data[0];
+}
+
+std::optional<std::uint32_t> Attrs::U32(std::uint16_t type) const {
+  if (!Has(type) || kPolicy[type] != AttrKind::kU32) return std::nullopt;
+  std::uint32_t v;
+  std::memcpy(&v, attrs_[type].data, sizeof(v));
+  return v;
+}
+
+std::optional<std::uint64_t> Attrs::U64(std::uint16_t type) const {
+  if (!Has(type) || kPolicy[type] != AttrKind::kU64) return std::nullopt;
+  std::uint64_t v;
+  std::memcpy(&v, attrs_[type].data, sizeof(v));
+  return v;
+}
+
+std::optional<std::string_view> Attrs::Str(std::uint16_t type) const {
+  if (!Has(type) || kPolicy[type] != AttrKind::kString) return std::nullopt;
+  const auto* p = reinterpret_cast<const char*>(attrs_[type].data);
+  return std::string_view(p, ::strnlen(p, attrs_[type].len));
+}
+
+std::optional<AttrView> Attrs::Nested(std::uint16_t type) const {
+  if (!Has(type) || kPolicy[type] != AttrKind::kNested) return std::nullopt;
+  return attrs_[type];
+}
+
+Status ForEachNested(
+    AttrView nest,
+    const std::function<Status(std::uint16_t type, AttrView)>& fn) {
+  return Walk(nest.data, nest.len, fn);
+}
+
+}  // namespace rnic::nl

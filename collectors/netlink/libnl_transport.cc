@@ -1,0 +1,144 @@
+#include "collectors/netlink/libnl_transport.h"
+
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "collectors/netlink/rdma_nl_uapi.h"
+
+namespace rnic::nl {
+namespace {
+
+// libnl reports its own error codes; map the ones that matter to errno.
+int LibnlToErrno(int nlerr) {
+  switch (nlerr < 0 ? -nlerr : nlerr) {
+    case NLE_PERM:
+      return EPERM;
+    case NLE_NOACCESS:
+      return EACCES;
+    case NLE_PROTO_MISMATCH:
+    case NLE_AF_NOSUPPORT:
+      return EPROTONOSUPPORT;
+    case NLE_OPNOTSUPP:
+      return EOPNOTSUPP;
+    case NLE_NOMEM:
+      return ENOMEM;
+    case NLE_AGAIN:
+      return EAGAIN;
+    case NLE_INTR:
+      return EINTR;
+    case NLE_INVAL:
+      return EINVAL;
+    case NLE_NODEV:
+      return ENODEV;
+    case NLE_OBJ_NOTFOUND:
+      return ENOENT;
+    default:
+      return EIO;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
+    std::chrono::milliseconds recv_timeout) {
+  nl_sock* sock = nl_socket_alloc();
+  if (sock == nullptr) return Error{"nl_socket_alloc", ENOMEM};
+  errno = 0;
+  int rc = nl_connect(sock, kNetlinkRdma);
+  if (rc < 0) {
+    // nl_connect keeps errno of the failing socket()/bind() call.
+    const int err = errno != 0 ? errno : LibnlToErrno(rc);
+    nl_socket_free(sock);
+    return Error{"connect NETLINK_RDMA", err};
+  }
+  // Let nl_recv() size its buffer from the pending datagram (dumps of many
+  // QPs come in large datagrams), and allow a deep receive queue.
+  nl_socket_enable_msg_peek(sock);
+  // We set NLM_F_ACK ourselves (single answers only): an ack requested on a
+  // dump is not sent by every kernel, so the flags must be exactly ours.
+  nl_socket_disable_auto_ack(sock);
+  (void)nl_socket_set_buffer_size(sock, 1 << 20, 0);
+  // A reply always comes; the timeout only guards against a wedged kernel.
+  timeval tv{};
+  tv.tv_sec = recv_timeout.count() / 1000;
+  tv.tv_usec = (recv_timeout.count() % 1000) * 1000;
+  (void)setsockopt(nl_socket_get_fd(sock), SOL_SOCKET, SO_RCVTIMEO, &tv,
+                   sizeof(tv));
+  return std::unique_ptr<LibnlTransport>(new LibnlTransport(sock));
+}
+
+LibnlTransport::~LibnlTransport() { nl_socket_free(sock_); }
+
+Status LibnlTransport::Exchange(const Request& req,
+                                const MessageCallback& on_msg) {
+  // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
+  // exchange has a definite end.
+  const int flags = NLM_F_REQUEST | (req.dump ? NLM_F_DUMP : NLM_F_ACK);
+  nl_msg* msg = nlmsg_alloc_simple(MsgType(req.cmd), flags);
+  if (msg == nullptr) return Error{"nlmsg_alloc", ENOMEM};
+  for (const auto& [type, value] : req.u32_attrs) {
+    if (nla_put_u32(msg, type, value) < 0) {
+      nlmsg_free(msg);
+      return Error{"nla_put_u32", ENOMEM};
+    }
+  }
+  const int sent = nl_send_auto(sock_, msg);
+  const std::uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;
+  nlmsg_free(msg);
+  if (sent < 0) {
+    return Error{"send " + req.Key(), LibnlToErrno(sent)};
+  }
+  bool finished = false;
+  while (!finished) {
+    sockaddr_nl peer{};
+    unsigned char* buf = nullptr;
+    const int n = nl_recv(sock_, &peer, &buf, nullptr);
+    if (n <= 0) {
+      std::free(buf);
+      // 0: the receive timeout expired (libnl maps EAGAIN to 0).
+      const int err = n == 0 ? ETIMEDOUT : LibnlToErrno(n);
+      return Error{"recv " + req.Key(), err};
+    }
+    std::span<const std::uint8_t> bytes(buf, static_cast<std::size_t>(n));
+    if (tap_) tap_(req, bytes);
+    Status st = WalkMessages(bytes, seq, on_msg, &finished);
+    std::free(buf);
+    if (!st.ok()) {
+      if (!finished) {
+        // The callback or the framing failed mid-answer: drain the rest so
+        // the next request does not read stale replies. Late replies are
+        // also skipped by sequence number.
+        DrainUntilEnd(seq);
+      }
+      return Error{req.Key() + ": " + st.error().message,
+                   st.error().errno_value};
+    }
+  }
+  return Status::Ok();
+}
+
+void LibnlTransport::DrainUntilEnd(std::uint32_t seq) {
+  const MessageCallback ignore = [](const nlmsghdr&) { return Status::Ok(); };
+  bool finished = false;
+  while (!finished) {
+    sockaddr_nl peer{};
+    unsigned char* buf = nullptr;
+    const int n = nl_recv(sock_, &peer, &buf, nullptr);
+    if (n <= 0) {
+      std::free(buf);
+      return;
+    }
+    Status st = WalkMessages(std::span<const std::uint8_t>(buf, n), seq, ignore,
+                             &finished);
+    std::free(buf);
+    if (!st.ok()) return;
+  }
+}
+
+}  // namespace rnic::nl

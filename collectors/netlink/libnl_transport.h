@@ -1,0 +1,44 @@
+// NetlinkTransport over a libnl-3 NETLINK_RDMA socket (the way rdma-core's
+// util/rdma_nl.c talks to the kernel), one socket per collector.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+
+#include "collectors/common/result.h"
+#include "collectors/netlink/transport.h"
+
+struct nl_sock;
+
+namespace rnic::nl {
+
+class LibnlTransport final : public NetlinkTransport {
+ public:
+  // Receives every datagram of every reply, as read from the socket
+  // (the recorder writes them to fixture files).
+  using Tap =
+      std::function<void(const Request&, std::span<const std::uint8_t>)>;
+
+  // Opens and connects the socket. Fails on hosts without RDMA netlink
+  // (ib_core not loaded: EPROTONOSUPPORT).
+  [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
+      std::chrono::milliseconds recv_timeout = std::chrono::seconds(5));
+  ~LibnlTransport() override;
+  LibnlTransport(const LibnlTransport&) = delete;
+  LibnlTransport& operator=(const LibnlTransport&) = delete;
+
+  [[nodiscard]] Status Exchange(const Request& req,
+                                const MessageCallback& on_msg) override;
+  void SetTap(Tap tap) { tap_ = std::move(tap); }
+
+ private:
+  explicit LibnlTransport(nl_sock* sock) : sock_(sock) {}
+  void DrainUntilEnd(std::uint32_t seq);
+  nl_sock* sock_;
+  Tap tap_;
+};
+
+}  // namespace rnic::nl

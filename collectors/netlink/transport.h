@@ -1,0 +1,58 @@
+// The kernel boundary of the netlink collectors: a NetlinkTransport sends one
+// RDMA netlink request and hands every reply message to a callback as it
+// arrives, so dumps are processed while they stream (no copy of a 100k-QP
+// dump is ever held). LibnlTransport talks to the kernel; ReplayTransport
+// feeds bytes recorded from it (tests, benchmarks).
+#pragma once
+
+#include <linux/netlink.h>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collectors/common/result.h"
+
+namespace rnic::nl {
+
+struct Request {
+  std::uint16_t cmd = 0;  // enum Cmd
+  bool dump = false;      // NLM_F_DUMP
+  // u32 attributes in the order they are sent (DEV_INDEX, PORT_INDEX, ...).
+  std::vector<std::pair<std::uint16_t, std::uint32_t>> u32_attrs;
+
+  // A stable, file-name-safe name for the request, e.g.
+  // "STAT_GET_dev1_port1" or "RES_QP_GET_dump_dev1". Replay files use it.
+  [[nodiscard]] std::string Key() const;
+};
+
+// Called once per reply message carrying data (never for DONE / ERROR).
+// A non-ok Status stops the exchange and is returned by Exchange().
+using MessageCallback = std::function<Status(const nlmsghdr& msg)>;
+
+class NetlinkTransport {
+ public:
+  virtual ~NetlinkTransport() = default;
+  // Sends `req` and feeds its replies to `on_msg` until the kernel ends the
+  // answer (NLMSG_DONE, an ack, or an error). A kernel error comes back as
+  // Error with errno_value set (e.g. EOPNOTSUPP, EINVAL, EPERM).
+  [[nodiscard]] virtual Status Exchange(const Request& req,
+                                        const MessageCallback& on_msg) = 0;
+};
+
+// Walks the netlink messages in `bytes` (one or more datagrams laid end to
+// end). Sets `*finished` when a DONE or ERROR message ends the answer.
+// Truncated or malformed framing is an error, never a crash.
+// `expect_seq` 0 accepts any sequence number (replay).
+[[nodiscard]] Status WalkMessages(std::span<const std::uint8_t> bytes,
+                                  std::uint32_t expect_seq,
+                                  const MessageCallback& on_msg,
+                                  bool* finished);
+
+// Name of a command for keys and logs ("STAT_GET"); "CMD<n>" if unknown.
+[[nodiscard]] std::string CmdName(std::uint16_t cmd);
+
+}  // namespace rnic::nl

@@ -1,0 +1,621 @@
+#include "collectors/sysfs/sysfs_source.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+
+#include "collectors/sysfs/sysfs_parse.h"
+
+namespace rnic::sysfs {
+namespace {
+
+// Attribute values are short; counters are at most 20 digits.
+constexpr std::size_t kValueBuf = 256;
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+  [[nodiscard]] bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+int OpenDirAt(int parent, const char* rel, bool listable) {
+  const int flags = O_DIRECTORY | O_CLOEXEC | (listable ? O_RDONLY : O_PATH);
+  return ::openat(parent, rel, flags);
+}
+
+// Calls fn(name, d_type) for every entry but "." and "..". getdents64 into a
+// stack buffer: no DIR* allocation.
+template <typename F>
+bool ListDir(int dirfd, F&& fn) {
+  alignas(8) char buf[8192];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+    if (n < 0) return false;
+    if (n == 0) return true;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const std::string_view name(d->d_name);
+      if (name == "." || name == "..") continue;
+      fn(name, d->d_type);
+    }
+  }
+}
+
+enum class Failure { kRemember, kTransient, kVanished };
+
+Failure Classify(int err) {
+  switch (err) {
+    case ENOENT:
+    case ENODEV:
+    case ENXIO:
+      return Failure::kVanished;
+    case EINVAL:
+    case EACCES:
+    case EPERM:
+    case EOPNOTSUPP:
+    case EISDIR:
+    case ENOSYS:
+    case ENODATA:
+      return Failure::kRemember;
+    default:
+      return Failure::kTransient;
+  }
+}
+
+std::string_view Basename(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Joins "a/b" into a stack buffer; false if it does not fit.
+bool JoinRel(char (&out)[PATH_MAX], std::string_view a, std::string_view b) {
+  const std::size_t need = a.size() + (a.empty() ? 0 : 1) + b.size() + 1;
+  if (need > sizeof(out)) return false;
+  char* p = out;
+  if (!a.empty()) {
+    std::memcpy(p, a.data(), a.size());
+    p += a.size();
+    *p++ = '/';
+  }
+  std::memcpy(p, b.data(), b.size());
+  p += b.size();
+  *p = '\0';
+  return true;
+}
+
+const char* ReasonText(Unreadable u, int err) {
+  switch (u) {
+    case Unreadable::kNotAvailable:
+      return "value reads \"N/A\" (no PMA)";
+    case Unreadable::kMalformed:
+      return "value is not a number";
+    case Unreadable::kError:
+    case Unreadable::kTransient:
+      return std::strerror(err);
+    case Unreadable::kNone:
+      break;
+  }
+  return "";
+}
+
+// Port attributes whose read failures are logged once (bits of
+// PortSnapshot::logged_attrs).
+enum AttrBit : std::uint8_t {
+  kAttrLinkLayer = 1,
+  kAttrState = 2,
+  kAttrPhysState = 4,
+  kAttrRate = 8,
+  kAttrLid = 16,
+};
+
+std::atomic<long> g_cached_fds{0};
+
+long ReadAt0(int fd, char* buf, std::size_t cap) {
+  long n;
+  do {
+    n = ::pread(fd, buf, cap, 0);
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? -errno : n;
+}
+
+}  // namespace
+
+long CachedFdBudget() {
+  static const long budget = [] {
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0L;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+      rlimit raised = rl;
+      raised.rlim_cur = rl.rlim_max;
+      if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+    }
+    const long soft = rl.rlim_cur == RLIM_INFINITY
+                          ? 1L << 20
+                          : static_cast<long>(rl.rlim_cur);
+    return std::clamp(soft / 2 - 64, 0L, 32768L);
+  }();
+  return budget;
+}
+
+long CachedFdsInUse() { return g_cached_fds.load(std::memory_order_relaxed); }
+
+bool CachedFd::Adopt(int fd) {
+  Close();
+  if (g_cached_fds.fetch_add(1, std::memory_order_relaxed) >=
+      CachedFdBudget()) {
+    g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
+    ::close(fd);
+    return false;
+  }
+  fd_ = fd;
+  return true;
+}
+
+void CachedFd::Close() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
+}
+
+long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
+                char* buf, std::size_t cap) {
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  long n;
+  do {
+    n = ::read(fd, buf, cap);
+  } while (n < 0 && errno == EINTR);
+  const long result = n < 0 ? -errno : n;
+  ::close(fd);
+  return result;
+}
+
+SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read)
+    : root_(std::move(sysfs_root)),
+      class_dir_(root_ + "/class/infiniband"),
+      read_(std::move(read)) {
+  (void)CachedFdBudget();  // raise RLIMIT_NOFILE early, once
+}
+
+SysfsSource::~SysfsSource() = default;
+
+long SysfsSource::Read(int dirfd, std::string_view dir, const char* name,
+                       char* buf, std::size_t cap) const {
+  if (read_) return read_(dirfd, dir, name, buf, cap);
+  return ReadFileAt(dirfd, dir, name, buf, cap);
+}
+
+long SysfsSource::ReadCached(CachedFd& cached, int dirfd, std::string_view dir,
+                             const char* name, char* buf,
+                             std::size_t cap) const {
+  if (read_) return read_(dirfd, dir, name, buf, cap);
+  if (cached.get() >= 0) {
+    const long n = ReadAt0(cached.get(), buf, cap);
+    if (n >= 0) return n;
+    cached.Close();  // reopened next time unless the caller gives up on it
+    return n;
+  }
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  const long n = ReadAt0(fd, buf, cap);
+  if (n < 0) {
+    ::close(fd);
+    return n;
+  }
+  cached.Adopt(fd);
+  return n;
+}
+
+std::string SysfsSource::PathOf(std::string_view dir,
+                                std::string_view name) const {
+  std::string p = class_dir_;
+  if (!dir.empty()) p.append("/").append(dir);
+  if (!name.empty()) p.append("/").append(name);
+  return p;
+}
+
+Status SysfsSource::Read(const ReadOptions& options,
+                         const DevicePredicate& accept) {
+  current_.clear();
+  Fd classfd(OpenDirAt(AT_FDCWD, class_dir_.c_str(), /*listable=*/true));
+  if (!classfd.ok()) {
+    const int err = errno;
+    cache_.clear();
+    if (err == ENOENT) return Status::Ok();  // no RDMA devices on this host
+    return Error::FromErrno("opening " + class_dir_, err);
+  }
+  names_.clear();
+  if (!ListDir(classfd.get(), [&](std::string_view name, unsigned char) {
+        names_.emplace_back(name);
+      })) {
+    return Error::FromErrno("listing " + class_dir_, errno);
+  }
+  std::sort(names_.begin(), names_.end());
+
+  std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> next;
+  next.reserve(names_.size());
+  for (const std::string& name : names_) {
+    if (accept && !accept(name)) continue;
+    Fd devfd(OpenDirAt(classfd.get(), name.c_str(), /*listable=*/false));
+    if (!devfd.ok()) continue;  // vanished between listing and open
+    struct stat st {};
+    if (::fstat(devfd.get(), &st) != 0) continue;
+
+    std::unique_ptr<DeviceSnapshot> dev;
+    if (auto it = cache_.find(name); it != cache_.end()) {
+      dev = std::move(it->second);
+      cache_.erase(it);
+    }
+    const bool same = dev && !dev->stale && dev->st_dev == st.st_dev &&
+                      dev->st_ino == st.st_ino &&
+                      dev->st_ctim.tv_sec == st.st_ctim.tv_sec &&
+                      dev->st_ctim.tv_nsec == st.st_ctim.tv_nsec;
+    if (!same) {
+      dev = std::make_unique<DeviceSnapshot>();
+      dev->name = name;
+      dev->instance = next_instance_++;
+      dev->st_dev = st.st_dev;
+      dev->st_ino = st.st_ino;
+      dev->st_ctim = st.st_ctim;
+      if (!Rebuild(*dev, devfd.get())) continue;
+    }
+    ReadDevice(*dev, devfd.get(), options);
+    current_.push_back(dev.get());
+    next.emplace(name, std::move(dev));
+  }
+  // Devices not seen (removed, renamed, excluded) are forgotten here.
+  cache_ = std::move(next);
+  return Status::Ok();
+}
+
+namespace {
+
+// Lists a counter directory into `out` (sorted). A missing directory is
+// normal (bnxt_re has no counters/, rxe no PMA at all).
+void ListCounterDir(int parentfd, const char* sub, bool hw, CounterDir& out) {
+  out = CounterDir{};
+  Fd fd(OpenDirAt(parentfd, sub, /*listable=*/true));
+  if (!fd.ok()) return;
+  out.present = true;
+  ListDir(fd.get(), [&](std::string_view name, unsigned char) {
+    if (hw && name == "lifespan") {
+      out.has_lifespan = true;
+      return;
+    }
+    CounterFile f;
+    f.name = std::string(name);
+    out.files.push_back(std::move(f));
+  });
+  std::sort(out.files.begin(), out.files.end(),
+            [](const CounterFile& a, const CounterFile& b) {
+              return a.name < b.name;
+            });
+}
+
+}  // namespace
+
+bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
+  char buf[kValueBuf];
+  auto read_string = [&](const char* name, std::string& out) {
+    out.clear();
+    const long n = Read(devfd, dev.name, name, buf, sizeof(buf));
+    if (n > 0) out.assign(TrimValue(std::string_view(buf, n)));
+    return n >= 0;
+  };
+
+  std::string node_type;
+  read_string("node_type", node_type);
+  if (auto nn = ParseNumberedName(node_type)) {
+    dev.node_type = std::string(nn->name);
+  } else {
+    dev.node_type = node_type;
+  }
+  read_string("fw_ver", dev.fw_ver);
+  read_string("board_id", dev.board_id);
+  read_string("hca_type", dev.hca_type);
+  read_string("node_guid", dev.node_guid);
+  read_string("sys_image_guid", dev.sys_image_guid);
+  read_string("parent", dev.parent);
+
+  // The parent device: device -> ../../../0000:3b:00.0 for PCI functions; an
+  // auxiliary or platform device otherwise, whose PCI ancestor we look for.
+  char link[PATH_MAX];
+  const ssize_t ln = ::readlinkat(devfd, "device", link, sizeof(link) - 1);
+  if (ln > 0) {
+    const std::string_view target(link, static_cast<std::size_t>(ln));
+    if (IsPciAddress(Basename(target))) {
+      dev.pci_address = std::string(Basename(target));
+    } else {
+      const std::string path = PathOf(dev.name, "device");
+      if (char* real = ::realpath(path.c_str(), nullptr)) {
+        std::string_view rest(real);
+        while (!rest.empty()) {
+          const std::string_view base = Basename(rest);
+          if (IsPciAddress(base)) {
+            dev.pci_address = std::string(base);
+            break;
+          }
+          const auto slash = rest.rfind('/');
+          if (slash == std::string_view::npos) break;
+          rest = rest.substr(0, slash);
+        }
+        std::free(real);
+      }
+    }
+    const ssize_t dn =
+        ::readlinkat(devfd, "device/driver", link, sizeof(link) - 1);
+    if (dn > 0) {
+      dev.driver = std::string(
+          Basename(std::string_view(link, static_cast<std::size_t>(dn))));
+    }
+    read_string("device/numa_node", dev.numa_node);
+  }
+
+  ListCounterDir(devfd, "hw_counters", /*hw=*/true, dev.hw_counters);
+
+  Fd portsfd(OpenDirAt(devfd, "ports", /*listable=*/true));
+  if (portsfd.ok()) {
+    ListDir(portsfd.get(), [&](std::string_view name, unsigned char) {
+      std::uint32_t num = 0;
+      auto [ptr, ec] =
+          std::from_chars(name.data(), name.data() + name.size(), num);
+      if (ec != std::errc() || ptr != name.data() + name.size()) return;
+      PortSnapshot p;
+      p.number = num;
+      p.dir = "ports/" + std::string(name);
+      p.path = dev.name + "/" + p.dir;
+      dev.ports.push_back(std::move(p));
+    });
+  }
+  std::sort(dev.ports.begin(), dev.ports.end(),
+            [](const PortSnapshot& a, const PortSnapshot& b) {
+              return a.number < b.number;
+            });
+  for (PortSnapshot& p : dev.ports) {
+    Fd portfd(OpenDirAt(devfd, p.dir.c_str(), /*listable=*/false));
+    if (!portfd.ok()) continue;
+    ListCounterDir(portfd.get(), "counters", false, p.counters);
+    ListCounterDir(portfd.get(), "counters_ext", false, p.counters_ext);
+    ListCounterDir(portfd.get(), "hw_counters", true, p.hw_counters);
+  }
+  spdlog::debug("sysfs: {}: {} port(s), driver \"{}\", pci \"{}\"", dev.name,
+                dev.ports.size(), dev.driver, dev.pci_address);
+  return true;
+}
+
+void SysfsSource::ReadDevice(DeviceSnapshot& dev, int devfd,
+                             const ReadOptions& options) {
+  ReadCounterDir(dev, dev.name, devfd, "hw_counters", dev.hw_counters,
+                 options.hw_counters);
+  for (PortSnapshot& port : dev.ports) {
+    Fd portfd(OpenDirAt(devfd, port.dir.c_str(), /*listable=*/false));
+    if (!portfd.ok()) {
+      dev.stale = true;
+      continue;
+    }
+    ReadPort(dev, port, portfd.get(), options);
+  }
+}
+
+void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
+                           const ReadOptions& options) {
+  char buf[kValueBuf];
+  // Reads one attribute; logs a failure once per port and attribute.
+  auto read_attr = [&](const char* name, AttrBit bit,
+                       CachedFd& cached) -> std::string_view {
+    const long n =
+        ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
+    if (n >= 0) return TrimValue(std::string_view(buf, n));
+    if (Classify(static_cast<int>(-n)) == Failure::kVanished) {
+      dev.stale = true;
+    } else if (!(port.logged_attrs & bit)) {
+      port.logged_attrs |= bit;
+      spdlog::warn("sysfs: {}: {} (not exported)", PathOf(port.path, name),
+                   std::strerror(static_cast<int>(-n)));
+    }
+    return {};
+  };
+
+  port.link_layer.assign(
+      read_attr("link_layer", kAttrLinkLayer, port.attr_fds[0]));
+  port.state.reset();
+  port.phys_state.reset();
+  if (options.port_state) {
+    if (auto nn = ParseNumberedName(
+            read_attr("state", kAttrState, port.attr_fds[1]))) {
+      port.state = nn->number;
+    }
+    if (auto nn = ParseNumberedName(
+            read_attr("phys_state", kAttrPhysState, port.attr_fds[2]))) {
+      port.phys_state = nn->number;
+    }
+  }
+  const std::string_view rate = read_attr("rate", kAttrRate, port.attr_fds[3]);
+  port.rate_bytes_per_second = ParseRateBytesPerSecond(rate);
+  if (!rate.empty() && !port.rate_bytes_per_second &&
+      !(port.logged_attrs & kAttrRate)) {
+    port.logged_attrs |= kAttrRate;
+    spdlog::warn("sysfs: {}: cannot parse rate \"{}\"",
+                 PathOf(port.path, "rate"), rate);
+  }
+  port.lid.reset();
+  if (port.link_layer != "Ethernet") {
+    if (auto lid =
+            ParseHexOrDecimal(read_attr("lid", kAttrLid, port.attr_fds[4]));
+        lid && *lid != 0) {
+      port.lid = *lid;
+    }
+  }
+
+  // Netdev: first non-empty gid_attrs/ndevs/N (RoCE, iWARP), else the
+  // device's "parent" (rxe, siw). Empty GID entries fail with EINVAL by
+  // design, so these reads are not logged.
+  port.netdev.clear();
+  if (port.link_layer != "InfiniBand" && port.ndev_backoff > 0) {
+    --port.ndev_backoff;
+  } else if (port.link_layer != "InfiniBand") {
+    for (int i = 0; i < 8 && port.netdev.empty(); ++i) {
+      const int idx = (port.ndev_hint + i) % 8;
+      char rel[32];
+      auto [end, ec] = std::to_chars(rel, rel + 20, idx);
+      (void)ec;
+      char name[48] = "gid_attrs/ndevs/";
+      std::memcpy(name + 16, rel, static_cast<std::size_t>(end - rel));
+      name[16 + (end - rel)] = '\0';
+      // Only the entry that named the netdev last time stays open.
+      CachedFd scratch;
+      CachedFd& cached = idx == port.ndev_hint ? port.attr_fds[5] : scratch;
+      const long n =
+          ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
+      if (n > 0) {
+        const std::string_view v = TrimValue(std::string_view(buf, n));
+        if (!v.empty()) {
+          port.netdev.assign(v);
+          if (idx != port.ndev_hint) {
+            port.attr_fds[5] = std::move(scratch);
+            port.ndev_hint = idx;
+          }
+        }
+      } else if (n == -ENOENT && idx == 0) {
+        break;  // no gid_attrs at all
+      }
+    }
+    // Nothing in the first entries (e.g. EFA: GIDs without a netdev):
+    // rescan only every 16th scrape instead of paying 8 failed reads each.
+    if (port.netdev.empty()) port.ndev_backoff = 15;
+  }
+  if (port.netdev.empty()) port.netdev = dev.parent;
+
+  ReadCounterDir(dev, port.path, portfd, "counters", port.counters, true);
+  ReadCounterDir(dev, port.path, portfd, "counters_ext", port.counters_ext,
+                 true);
+  ReadCounterDir(dev, port.path, portfd, "hw_counters", port.hw_counters,
+                 options.hw_counters);
+}
+
+void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
+                                 std::string_view parent_dir, int parent_fd,
+                                 std::string_view sub, CounterDir& cdir,
+                                 bool values) {
+  cdir.lifespan_ms.reset();
+  for (CounterFile& f : cdir.files) f.has_value = false;
+  if (!cdir.present) return;
+  char buf[kValueBuf];
+  char rel[PATH_MAX];
+
+  if (cdir.has_lifespan && JoinRel(rel, sub, "lifespan")) {
+    const long n = ReadCached(cdir.lifespan_fd, parent_fd, parent_dir, rel, buf,
+                              sizeof(buf));
+    if (n > 0) {
+      const ParsedValue v = ParseCounterValue(std::string_view(buf, n));
+      if (v.status == ValueStatus::kOk) cdir.lifespan_ms = v.value;
+    }
+  }
+  if (!values) return;
+
+  // Newly remembered failures, summarized in one log line per reason.
+  struct Summary {
+    Unreadable reason;
+    int err;
+    int count = 0;
+    std::string names;
+  };
+  std::vector<Summary> summaries;
+  auto remember = [&](CounterFile& f, Unreadable reason, int err) {
+    f.unreadable = reason;
+    f.error = err;
+    f.skip = reason != Unreadable::kTransient;
+    if (f.skip) f.fd.Close();
+    if (f.logged) return;
+    f.logged = true;
+    auto it = std::find_if(
+        summaries.begin(), summaries.end(),
+        [&](const Summary& s) { return s.reason == reason && s.err == err; });
+    if (it == summaries.end()) {
+      summaries.push_back(Summary{reason, err});
+      it = summaries.end() - 1;
+    }
+    if (it->count++ < 8) {
+      if (!it->names.empty()) it->names.append(", ");
+      it->names.append(f.name);
+    }
+  };
+
+  for (CounterFile& f : cdir.files) {
+    if (f.skip) continue;
+    if (!JoinRel(rel, sub, f.name)) continue;
+    const long n =
+        ReadCached(f.fd, parent_fd, parent_dir, rel, buf, sizeof(buf));
+    if (n < 0) {
+      const int err = static_cast<int>(-n);
+      switch (Classify(err)) {
+        case Failure::kVanished:
+          dev.stale = true;
+          break;
+        case Failure::kRemember:
+          remember(f, Unreadable::kError, err);
+          break;
+        case Failure::kTransient:
+          remember(f, Unreadable::kTransient, err);
+          break;
+      }
+      continue;
+    }
+    const ParsedValue v = ParseCounterValue(std::string_view(buf, n));
+    switch (v.status) {
+      case ValueStatus::kOk:
+        f.has_value = true;
+        f.value = v.value;
+        f.unreadable = Unreadable::kNone;
+        f.error = 0;
+        break;
+      case ValueStatus::kNotAvailable:
+        remember(f, Unreadable::kNotAvailable, 0);
+        break;
+      case ValueStatus::kMalformed:
+        remember(f, Unreadable::kMalformed, 0);
+        break;
+    }
+  }
+
+  for (const Summary& s : summaries) {
+    const std::string dir = PathOf(parent_dir, sub);
+    const char* what = ReasonText(s.reason, s.err);
+    const char* fate = s.reason == Unreadable::kTransient
+                           ? "skipped this scrape, retried later"
+                           : "not exported while the device exists";
+    if (s.reason == Unreadable::kNotAvailable) {
+      spdlog::info("sysfs: {}: {} file(s) {} ({}{}); {}", dir, s.count, what,
+                   s.names, s.count > 8 ? ", ..." : "", fate);
+    } else {
+      spdlog::warn("sysfs: {}: {} file(s): {} ({}{}); {}", dir, s.count, what,
+                   s.names, s.count > 8 ? ", ..." : "", fate);
+    }
+  }
+}
+
+}  // namespace rnic::sysfs

@@ -1,0 +1,839 @@
+#!/usr/bin/env python3
+"""Writes the rnic_exporter Grafana dashboards (classic JSON model).
+
+The JSON files next to this script are generated: edit this file, run
+`python3 dashboards/grafana/generate.py`, and commit both. The dashboards
+test (tests/dashboards) fails when the committed JSON differs from what this
+script produces (`--check`), and lints the JSON.
+
+Python standard library only: grafonnet and jsonnet-bundler are not
+packaged in Debian 12, so this plays the role a mixin's dashboards.libsonnet
+would.
+"""
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Selector every query carries: the dashboard-linter job/instance rules.
+SEL = 'job=~"$job",instance=~"$instance"'
+DSEL = SEL + ',device=~"$device"'
+DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
+PORT_LEGEND = "{{instance}} {{device}}/{{port}}"
+
+PORT_STATE_MAPPINGS = [{
+    "type": "value",
+    "options": {
+        "1": {"text": "DOWN", "color": "red", "index": 0},
+        "2": {"text": "INIT", "color": "orange", "index": 1},
+        "3": {"text": "ARMED", "color": "orange", "index": 2},
+        "4": {"text": "ACTIVE", "color": "green", "index": 3},
+        "5": {"text": "ACTIVE_DEFER", "color": "green", "index": 4},
+    },
+}]
+PHYS_STATE_MAPPINGS = [{
+    "type": "value",
+    "options": {
+        "1": {"text": "Sleep", "index": 0},
+        "2": {"text": "Polling", "color": "orange", "index": 1},
+        "3": {"text": "Disabled", "color": "red", "index": 2},
+        "4": {"text": "PortConfigurationTraining", "index": 3},
+        "5": {"text": "LinkUp", "color": "green", "index": 4},
+        "6": {"text": "LinkErrorRecovery", "color": "orange", "index": 5},
+        "7": {"text": "PhyTest", "index": 6},
+    },
+}]
+
+
+def variables():
+    def query_var(name, query, label=None):
+        return {
+            "name": name,
+            "label": label or name,
+            "type": "query",
+            "datasource": DATASOURCE,
+            "definition": query,
+            "query": {"query": query, "refId": name},
+            "refresh": 2,  # on time range change
+            "multi": True,
+            "includeAll": True,
+            "allValue": ".+",
+            "current": {},
+            "options": [],
+            "regex": "",
+            "sort": 1,
+            "hide": 0,
+        }
+
+    return [
+        {
+            "name": "datasource",
+            "label": "Data source",
+            "type": "datasource",
+            "query": "prometheus",
+            "current": {},
+            "options": [],
+            "refresh": 1,
+            "regex": "",
+            "hide": 0,
+        },
+        # rnic_scrape_collector_success is always exported;
+        # rnic_build_info is not with --web.disable-exporter-metrics.
+        query_var("job", "label_values(rnic_scrape_collector_success, job)"),
+        query_var("instance",
+                  'label_values(rnic_scrape_collector_success{job=~"$job"}, '
+                  'instance)'),
+        query_var("device",
+                  'label_values(rnic_port_info{%s}, device)' % SEL),
+    ]
+
+
+class Layout:
+    """Places panels left to right on Grafana's 24-column grid."""
+
+    def __init__(self):
+        self.x = 0
+        self.y = 0
+        self.row_h = 0
+        self.next_id = 1
+        self.panels = []
+
+    def row(self, title):
+        self.newline()
+        self.panels.append({
+            "type": "row",
+            "id": self._id(),
+            "title": title,
+            "collapsed": False,
+            "panels": [],
+            "gridPos": {"x": 0, "y": self.y, "w": 24, "h": 1},
+        })
+        self.y += 1
+
+    def add(self, panel, w, h):
+        if self.x + w > 24:
+            self.newline()
+        panel["id"] = self._id()
+        panel["gridPos"] = {"x": self.x, "y": self.y, "w": w, "h": h}
+        self.panels.append(panel)
+        self.x += w
+        self.row_h = max(self.row_h, h)
+
+    def newline(self):
+        if self.x:
+            self.y += self.row_h
+        self.x = 0
+        self.row_h = 0
+
+    def _id(self):
+        self.next_id += 1
+        return self.next_id - 1
+
+
+def target(expr, legend="", ref="A", instant=False, fmt=None):
+    t = {
+        "datasource": DATASOURCE,
+        "expr": expr,
+        "legendFormat": legend,
+        "refId": ref,
+        "range": not instant,
+        "instant": instant,
+    }
+    if fmt:
+        t["format"] = fmt
+    return t
+
+
+def refs(targets):
+    for i, t in enumerate(targets):
+        t["refId"] = chr(ord("A") + i)
+    return targets
+
+
+def timeseries(title, description, targets, unit, stack=False, mappings=None,
+               draw="line"):
+    return {
+        "type": "timeseries",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs(targets),
+        "fieldConfig": {
+            "defaults": {
+                "unit": unit,
+                "mappings": mappings or [],
+                "custom": {
+                    "drawStyle": draw,
+                    "lineWidth": 1,
+                    "fillOpacity": 10,
+                    "showPoints": "never",
+                    "spanNulls": False,
+                    "stacking": {"mode": "normal" if stack else "none",
+                                 "group": "A"},
+                },
+            },
+            "overrides": [],
+        },
+        "options": {
+            "legend": {"displayMode": "table", "placement": "bottom",
+                       "calcs": ["mean", "max", "lastNotNull"]},
+            "tooltip": {"mode": "multi", "sort": "desc"},
+        },
+    }
+
+
+def stat(title, description, targets, unit, thresholds=None, mappings=None):
+    steps = [{"color": "green", "value": None}]
+    for value, color in thresholds or []:
+        steps.append({"color": color, "value": value})
+    return {
+        "type": "stat",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs(targets),
+        "fieldConfig": {
+            "defaults": {
+                "unit": unit,
+                "mappings": mappings or [],
+                "thresholds": {"mode": "absolute", "steps": steps},
+            },
+            "overrides": [],
+        },
+        "options": {
+            "reduceOptions": {"calcs": ["lastNotNull"], "fields": "",
+                              "values": False},
+            "colorMode": "background",
+            "graphMode": "none",
+            "textMode": "auto",
+            "orientation": "auto",
+        },
+    }
+
+
+def state_timeline(title, description, targets, mappings):
+    return {
+        "type": "state-timeline",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs(targets),
+        "fieldConfig": {
+            "defaults": {"unit": "none", "mappings": mappings,
+                         "color": {"mode": "thresholds"},
+                         "thresholds": {"mode": "absolute", "steps": [
+                             {"color": "text", "value": None}]}},
+            "overrides": [],
+        },
+        "options": {"showValue": "never", "mergeValues": True,
+                    "rowHeight": 0.8,
+                    "legend": {"displayMode": "list", "placement": "bottom"}},
+    }
+
+
+def table(title, description, targets, unit, overrides=None, exclude=None):
+    """Instant queries merged on their shared labels, one row per port."""
+    for t in targets:
+        t.update({"instant": True, "range": False, "format": "table"})
+    excluded = {name: True for name in ["Time", "__name__"] + (exclude or [])}
+    return {
+        "type": "table",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs(targets),
+        "fieldConfig": {
+            "defaults": {"unit": unit, "custom": {"align": "auto"}},
+            "overrides": overrides or [],
+        },
+        "transformations": [
+            {"id": "merge", "options": {}},
+            {"id": "organize",
+             "options": {"excludeByName": excluded, "renameByName": {}}},
+        ],
+        "options": {"showHeader": True, "cellHeight": "sm",
+                    "footer": {"show": False}},
+    }
+
+
+def column_override(name, unit, mappings=None, display=None):
+    props = [{"id": "unit", "value": unit}]
+    if mappings:
+        props.append({"id": "mappings", "value": mappings})
+    if display:
+        props.append({"id": "displayName", "value": display})
+    return {"matcher": {"id": "byName", "options": name}, "properties": props}
+
+
+def heatmap(title, description, targets, unit):
+    for t in targets:
+        t.update({"format": "heatmap", "legendFormat": "{{le}}"})
+    return {
+        "type": "heatmap",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs(targets),
+        "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
+        "options": {
+            "calculate": False,
+            "yAxis": {"unit": unit, "axisPlacement": "left"},
+            "cellGap": 1,
+            "color": {"mode": "scheme", "scheme": "Oranges", "steps": 64},
+            "tooltip": {"show": True, "yHistogram": True},
+            "legend": {"show": True},
+        },
+    }
+
+
+def dashboard(uid, title, description, layout):
+    return {
+        "id": None,
+        "uid": uid,
+        "title": title,
+        "description": description,
+        "tags": ["rnic", "rdma"],
+        "editable": False,
+        "graphTooltip": 1,
+        "schemaVersion": 39,
+        "version": 1,
+        "refresh": "1m",
+        "time": {"from": "now-6h", "to": "now"},
+        "timepicker": {},
+        "timezone": "",
+        "fiscalYearStartMonth": 0,
+        "liveNow": False,
+        "weekStart": "",
+        "annotations": {"list": [{
+            "builtIn": 1,
+            "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+            "enable": True,
+            "hide": True,
+            "iconColor": "rgba(0, 211, 255, 1)",
+            "name": "Annotations & Alerts",
+            "type": "dashboard",
+        }]},
+        "links": [{
+            "title": "RNIC dashboards",
+            "type": "dashboards",
+            "tags": ["rnic"],
+            "asDropdown": True,
+            "includeVars": True,
+            "keepTime": True,
+        }],
+        "templating": {"list": variables()},
+        "panels": layout.panels,
+    }
+
+
+def overview():
+    lay = Layout()
+    lay.row("Fleet")
+    lay.add(stat("Exporters", "rnic_exporter instances reporting.",
+                 [target("count(count by (job, instance) "
+                         "(rnic_scrape_collector_success{%s}))" % SEL,
+                         instant=True)],
+                 "none"), 4, 4)
+    lay.add(stat("Ports ACTIVE", "Ports in state ACTIVE or ACTIVE_DEFER.",
+                 [target("count(rnic_port_state{%s} >= 4) or vector(0)" % DSEL,
+                         instant=True)], "none"), 4, 4)
+    lay.add(stat("Ports not ACTIVE",
+                 "Ports in state DOWN, INIT or ARMED (includes unused ports).",
+                 [target("count(rnic_port_state{%s} < 4) or vector(0)" % DSEL,
+                         instant=True)], "none", thresholds=[(1, "orange")]),
+            4, 4)
+    lay.add(stat("Ports below usual rate",
+                 "Ports whose negotiated rate is under their highest rate of "
+                 "the last day (alert RnicPortRateDegraded).",
+                 [target("count(rnic_port_rate_bytes_per_second{%s} < "
+                         "max_over_time(rnic_port_rate_bytes_per_second{%s}[1d])"
+                         ") or vector(0)" % (DSEL, DSEL), instant=True)],
+                 "none", thresholds=[(1, "orange")]), 4, 4)
+    lay.add(stat("Saturated counters",
+                 "PMA error counters stuck at their maximum: they no longer "
+                 "count new errors.",
+                 [target("count(rnic_port_pma_saturated{%s} > 0) or vector(0)"
+                         % DSEL, instant=True)],
+                 "none", thresholds=[(1, "orange")]), 4, 4)
+    lay.add(stat("Collectors failing",
+                 "Collectors whose last scrape failed "
+                 "(rnic_scrape_collector_success == 0).",
+                 [target("count(rnic_scrape_collector_success{%s} == 0) or vector(0)"
+                         % SEL, instant=True)],
+                 "none", thresholds=[(1, "red")]), 4, 4)
+
+    lay.row("Ports")
+    lay.add(table(
+        "Ports",
+        "Every port with its link layer, netdev, state, physical state and "
+        "negotiated rate.",
+        [target("rnic_port_info{%s}" % DSEL),
+         target("rnic_port_state{%s}" % DSEL),
+         target("rnic_port_physical_state{%s}" % DSEL),
+         target("rnic_port_rate_bytes_per_second{%s}" % DSEL)],
+        "none",
+        overrides=[
+            column_override("Value #A", "none", display="info"),
+            column_override("Value #B", "none", PORT_STATE_MAPPINGS, "State"),
+            column_override("Value #C", "none", PHYS_STATE_MAPPINGS,
+                            "Physical state"),
+            column_override("Value #D", "Bps", display="Rate"),
+        ],
+        exclude=["job", "Value #A"]), 24, 8)
+    lay.add(table(
+        "Devices",
+        "Device metadata from rnic_device_info (firmware, board, driver).",
+        [target("rnic_device_info{%s}" % DSEL)], "none",
+        exclude=["job", "Value"]), 24, 6)
+    lay.add(state_timeline(
+        "Port state",
+        "Logical port state over time (kernel enum: 1 DOWN, 2 INIT, 3 ARMED, "
+        "4 ACTIVE, 5 ACTIVE_DEFER).",
+        [target("rnic_port_state{%s}" % DSEL, PORT_LEGEND)],
+        PORT_STATE_MAPPINGS), 12, 8)
+    lay.add(timeseries(
+        "Negotiated link rate",
+        "rnic_port_rate_bytes_per_second: a drop means the link retrained at "
+        "a lower speed or width.",
+        [target("rnic_port_rate_bytes_per_second{%s}" % DSEL, PORT_LEGEND)],
+        "Bps"), 12, 8)
+
+    lay.row("Traffic (vendor-neutral recording rules)")
+    lay.add(timeseries(
+        "Transmitted",
+        "device_port:rnic_transmitted_bytes:rate5m: PMA port_xmit_data or "
+        "the driver's byte counter (rxe has none).",
+        [target("device_port:rnic_transmitted_bytes:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "Bps"), 12, 8)
+    lay.add(timeseries(
+        "Received",
+        "device_port:rnic_received_bytes:rate5m.",
+        [target("device_port:rnic_received_bytes:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "Bps"), 12, 8)
+    lay.add(timeseries(
+        "Link utilisation",
+        "Throughput as a share of the negotiated rate, transmit and receive.",
+        [target("device_port:rnic_transmit_utilisation:ratio_rate5m{%s}" % DSEL,
+                "tx " + PORT_LEGEND),
+         target("device_port:rnic_receive_utilisation:ratio_rate5m{%s}" % DSEL,
+                "rx " + PORT_LEGEND)], "percentunit"), 12, 8)
+    lay.add(timeseries(
+        "Packets",
+        "Packets per second, transmit and receive (PMA or driver counters).",
+        [target("device_port:rnic_transmitted_packets:rate5m{%s}" % DSEL,
+                "tx " + PORT_LEGEND),
+         target("device_port:rnic_received_packets:rate5m{%s}" % DSEL,
+                "rx " + PORT_LEGEND)], "pps"), 12, 8)
+
+    lay.row("Link errors (PMA)")
+    lay.add(timeseries(
+        "Symbol errors",
+        "Physical-layer symbol errors per second (dirty or failing "
+        "cable/transceiver).",
+        [target("rate(rnic_port_symbol_errors_total{%s}[$__rate_interval])"
+                % DSEL, PORT_LEGEND)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Link downed",
+        "Times the link went down, per interval.",
+        [target("increase(rnic_port_link_downed_total{%s}[$__rate_interval])"
+                % DSEL, PORT_LEGEND)], "short", draw="bars"), 8, 8)
+    lay.add(table(
+        "Saturated counters",
+        "PMA counters that reached their maximum. Their rates read zero from "
+        "then on, whatever happens on the link.",
+        [target("rnic_port_pma_saturated{%s} > 0" % DSEL)], "none",
+        exclude=["job", "Value"]), 8, 8)
+
+    lay.row("PMU events (perf collector, opt-in)")
+    lay.add(timeseries(
+        "PMU event rates",
+        "Rates of the perf events configured in the perf: section of "
+        "--config.file, summed over CPUs (e.g. uncore_iio bytes of the NIC's "
+        "PCIe root port, which count 4-byte units).",
+        [target("sum by (instance, pmu, event) (rate(rnic_perf_events_total"
+                "{%s}[$__rate_interval]))" % SEL,
+                "{{instance}} {{pmu}} {{event}}")], "cps"), 18, 8)
+    lay.add(table(
+        "Unavailable PMU events",
+        "Configured events the kernel refused to open (the exporter logs the "
+        "reason once).",
+        [target("rnic_perf_event_unavailable{%s} > 0" % SEL)], "none",
+        exclude=["job", "Value"]), 6, 8)
+
+    lay.row("Exporter")
+    lay.add(timeseries(
+        "Collector duration",
+        "rnic_scrape_collector_duration_seconds per collector.",
+        [target("rnic_scrape_collector_duration_seconds{%s}" % SEL,
+                "{{instance}} {{collector}}")], "s"), 12, 7)
+    lay.add(state_timeline(
+        "Collector success",
+        "rnic_scrape_collector_success per collector (1 ok, 0 failed).",
+        [target("rnic_scrape_collector_success{%s}" % SEL,
+                "{{instance}} {{collector}}")],
+        [{"type": "value", "options": {
+            "0": {"text": "failed", "color": "red", "index": 0},
+            "1": {"text": "ok", "color": "green", "index": 1}}}]), 12, 7)
+    return dashboard(
+        "rnic-overview", "RNIC / Overview",
+        "Hosts, RDMA devices and ports: state, rate, traffic, link errors and "
+        "the exporter's own health.", lay)
+
+
+def congestion():
+    lay = Layout()
+    lay.row("Congestion (ECN / DCQCN)")
+    lay.add(timeseries(
+        "ECN-marked packets received",
+        "RoCEv2 packets that arrived with ECN CE set: the path to this port "
+        "is congested (np_ecn_marked_roce_packets, rx_ecn_marked_pkts, "
+        "RxECNMrkd).",
+        [target("device_port:rnic_ecn_marked_packets:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "pps"), 12, 8)
+    lay.add(timeseries(
+        "ECN-marked share",
+        "ECN-marked packets as a share of received packets (alert "
+        "RnicCongestionHigh above 5 %).",
+        [target("device_port:rnic_ecn_marked_per_received_packet:ratio_rate5m"
+                "{%s}" % DSEL, PORT_LEGEND)], "percentunit"), 12, 8)
+    lay.add(timeseries(
+        "CNPs sent",
+        "Congestion notification packets this port sent to senders after "
+        "seeing ECN marks (notification point).",
+        [target("device_port:rnic_cnp_sent:rate5m{%s}" % DSEL, PORT_LEGEND)],
+        "pps"), 8, 8)
+    lay.add(timeseries(
+        "CNPs handled",
+        "CNPs this port received and acted on by slowing down (reaction "
+        "point). Dashed: one-day mean, the RnicCnpSurge baseline.",
+        [target("device_port:rnic_cnp_handled:rate5m{%s}" % DSEL,
+                PORT_LEGEND),
+         target("device_port:rnic_cnp_handled:rate5m_avg1d{%s}" % DSEL,
+                "1d mean " + PORT_LEGEND)], "pps"), 8, 8)
+    lay.add(timeseries(
+        "CNPs ignored",
+        "CNPs received but not acted on: congestion control is off or "
+        "misconfigured for that traffic class (alert RnicCnpIgnored).",
+        [target("device_port:rnic_cnp_ignored:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "pps"), 8, 8)
+
+    lay.row("Retransmits and timeouts (vendor-neutral)")
+    lay.add(timeseries(
+        "Retransmit triggers",
+        "ACK timeouts, NAK sequence errors and implied NAKs (rxe: "
+        "completer retries; efa: retransmitted packets).",
+        [target("device_port:rnic_retransmits:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Retransmit triggers by counter",
+        "The kernel counters behind the retransmit series.",
+        [target("device_port_counter:rnic_retransmits:rate5m{%s} > 0" % DSEL,
+                PORT_LEGEND + " {{counter}}")], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Retransmit share",
+        "Retransmit triggers per transmitted packet (alert "
+        "RnicRetransmitsHigh above 0.1 %).",
+        [target("device_port:rnic_retransmits_per_transmitted_packet:"
+                "ratio_rate5m{%s}" % DSEL, PORT_LEGEND)], "percentunit"),
+            8, 8)
+    lay.add(timeseries(
+        "Local ACK timeouts",
+        "Requester ACK timer expiries (local_ack_timeout_err, "
+        "to_retransmits, retrans_timeout_events).",
+        [target("device_port:rnic_ack_timeouts:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Retries exceeded",
+        "Queue pairs that exhausted their transport or RNR retries and went "
+        "to the error state, by counter.",
+        [target("device_port_counter:rnic_retries_exceeded:rate5m{%s} > 0"
+                % DSEL, PORT_LEGEND + " {{counter}}")], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Receive-buffer drops",
+        "Packets dropped because no receive WQE was posted (out_of_buffer, "
+        "rx_out_of_buffer, rx_drops).",
+        [target("device_port:rnic_rx_buffer_drops:rate5m{%s}" % DSEL,
+                PORT_LEGEND)], "pps"), 8, 8)
+
+    lay.row("Driver counters (raw)")
+    lay.add(timeseries(
+        "mlx5 adaptive retransmission",
+        "roce_adp_retrans and roce_adp_retrans_to: retransmissions and "
+        "timeouts of the adaptive retransmission timer. Not in the "
+        "vendor-neutral sum (they overlap with local_ack_timeout_err).",
+        [target("rate(rnic_hw_roce_adp_retrans_total{%s}[$__rate_interval])"
+                % DSEL, "retrans " + PORT_LEGEND),
+         target("rate(rnic_hw_roce_adp_retrans_to_total{%s}"
+                "[$__rate_interval])" % DSEL, "timeout " + PORT_LEGEND)],
+        "cps"), 8, 8)
+    lay.add(timeseries(
+        "mlx5 slow restart and ICRC errors",
+        "roce_slow_restart (rate limited after a timeout) and "
+        "rx_icrc_encapsulated (RoCE packets with a bad ICRC).",
+        [target("rate(rnic_hw_roce_slow_restart_total{%s}[$__rate_interval])"
+                % DSEL, "slow restart " + PORT_LEGEND),
+         target("rate(rnic_hw_rx_icrc_encapsulated_total{%s}"
+                "[$__rate_interval])" % DSEL, "icrc " + PORT_LEGEND)],
+        "cps"), 8, 8)
+    lay.add(timeseries(
+        "Responder sequence errors",
+        "Requests the responder saw out of sequence (a packet before them was "
+        "lost) or twice (a retransmit of something it had): mlx5 "
+        "out_of_sequence, rxe out_of_seq_request, duplicate_request.",
+        [target("rate(rnic_hw_out_of_sequence_total{%s}[$__rate_interval])"
+                % DSEL, "out_of_sequence " + PORT_LEGEND),
+         target("rate(rnic_hw_out_of_seq_request_total{%s}"
+                "[$__rate_interval])" % DSEL,
+                "out_of_seq_request " + PORT_LEGEND),
+         target("rate(rnic_hw_duplicate_request_total{%s}[$__rate_interval])"
+                % DSEL, "duplicate_request " + PORT_LEGEND)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Transmit wait (PMA)",
+        "port_xmit_wait: ticks the port had data to send but no credits / "
+        "was paused. Rising with flat traffic means back-pressure.",
+        [target("rate(rnic_port_transmit_wait_total{%s}[$__rate_interval])"
+                % DSEL, PORT_LEGEND)], "cps"), 12, 8)
+    lay.add(table(
+        "Optional counters",
+        "Optional hardware counters the driver offers (netlink STAT_GET_STATUS)"
+        " and whether they are enabled. The exporter never enables them: "
+        "`rdma statistic set link <dev>/<port> optional-counters ...`.",
+        [target("rnic_optional_counter_info{%s}" % DSEL)], "none",
+        exclude=["job", "Value"]), 24, 6)
+    lay.add(timeseries(
+        "RNR NAKs",
+        "Receiver-not-ready NAKs received (mlx5 rnr_nak_retry_err; rxe "
+        "rcvd_rnr_err): the peer had no receive WQE posted.",
+        [target("rate(rnic_hw_rnr_nak_retry_err_total{%s}[$__rate_interval])"
+                % DSEL, "rnr_nak_retry_err " + PORT_LEGEND),
+         target("rate(rnic_hw_rcvd_rnr_err_total{%s}[$__rate_interval])"
+                % DSEL, "rcvd_rnr_err " + PORT_LEGEND)], "cps"), 12, 8)
+    return dashboard(
+        "rnic-congestion", "RNIC / Congestion and transport errors",
+        "ECN marks, CNPs, retransmits, timeouts, retry exhaustion and "
+        "receive-buffer drops per port, across drivers.", lay)
+
+
+def probe_resources():
+    lay = Layout()
+    psel = DSEL + ',operation=~"$operation"'
+    lay.row("Active probe")
+    lay.add(state_timeline(
+        "Probe success",
+        "rnic_probe_success per port: 1 when the last probe round completed.",
+        [target("rnic_probe_success{%s}" % DSEL, PORT_LEGEND)],
+        [{"type": "value", "options": {
+            "0": {"text": "failing", "color": "red", "index": 0},
+            "1": {"text": "ok", "color": "green", "index": 1}}}]), 24, 6)
+    lay.add(timeseries(
+        "Median latency",
+        "p50 of the probe's one-way latency per operation and size "
+        "(histogram_quantile over 5m). Dashed: the one-day median used by "
+        "RnicProbeLatencyHigh.",
+        [target("device_port_operation:rnic_probe_latency_seconds:p50_rate5m"
+                "{%s}" % psel,
+                PORT_LEGEND + " {{operation}} {{size_bytes}}B"),
+         target("device_port_operation:rnic_probe_latency_seconds:"
+                "p50_rate5m_median1d{%s}" % psel,
+                "1d median " + PORT_LEGEND + " {{operation}} {{size_bytes}}B")],
+        "s"), 12, 9)
+    lay.add(timeseries(
+        "p99 latency",
+        "p99 of the probe latency (histogram_quantile over 5m).",
+        [target("device_port_operation:rnic_probe_latency_seconds:p99_rate5m"
+                "{%s}" % psel,
+                PORT_LEGEND + " {{operation}} {{size_bytes}}B")], "s"), 12, 9)
+    lay.add(heatmap(
+        "Latency distribution",
+        "All selected probe latencies per bucket.",
+        [target("sum by (le) (rate(rnic_probe_latency_seconds_bucket{%s}"
+                "[$__rate_interval]))" % psel)], "s"), 12, 9)
+    lay.add(timeseries(
+        "Failed probe rounds",
+        "Probe rounds per port that did not complete every operation.",
+        [target("increase(rnic_probe_rounds_total{%s,result=\"failed\"}"
+                "[$__rate_interval]) > 0" % DSEL, PORT_LEGEND)],
+        "short", draw="bars"), 12, 9)
+    lay.add(timeseries(
+        "Probe errors",
+        "Completion errors by status and timeouts of the probe.",
+        [target("sum by (instance, device, port, status) (rate("
+                "rnic_probe_completion_errors_total{%s}[$__rate_interval]))"
+                % DSEL, PORT_LEGEND + " {{status}}"),
+         target("sum by (instance, device, port) (rate("
+                "rnic_probe_timeouts_total{%s}[$__rate_interval]))" % DSEL,
+                PORT_LEGEND + " timeout")], "cps"), 12, 9)
+    lay.add(timeseries(
+        "Memory registration time",
+        "p50 and p99 of ibv_reg_mr() time measured by the probe, per device "
+        "and buffer size.",
+        [target("histogram_quantile(0.5, sum by (le, instance, device, "
+                "size_bytes) (rate(rnic_probe_mr_registration_seconds_bucket"
+                "{%s}[$__rate_interval])))" % DSEL,
+                "p50 {{instance}} {{device}} {{size_bytes}}B"),
+         target("histogram_quantile(0.99, sum by (le, instance, device, "
+                "size_bytes) (rate(rnic_probe_mr_registration_seconds_bucket"
+                "{%s}[$__rate_interval])))" % DSEL,
+                "p99 {{instance}} {{device}} {{size_bytes}}B")], "s"), 12, 8)
+    lay.add(timeseries(
+        "Async events",
+        "Asynchronous events the probe's verbs context received, by event "
+        "(cq_err is a CQ overrun of the probe's own CQ).",
+        [target("sum by (instance, device, port, event) (increase("
+                "rnic_async_events_total{%s}[$__rate_interval])) > 0" % DSEL,
+                PORT_LEGEND + " {{event}}")], "short", draw="bars"), 12, 8)
+
+    lay.row("Completion queues")
+    lay.add(timeseries(
+        "CQ overruns",
+        "CQ overruns per device: kernel log (all CQs on the host, mlx5) or "
+        "the probe's async events (own CQs only) as a fallback.",
+        [target("device:rnic_cq_overruns:rate5m{%s}" % DSEL,
+                "{{instance}} {{device}}")], "cps"), 12, 8)
+    lay.add(timeseries(
+        "Kernel CQ errors by syndrome",
+        "CQ error lines the driver logged (0x1 overrun, 0x2 access "
+        "violation).",
+        [target("sum by (instance, device, syndrome, reason) (increase("
+                "rnic_kernel_cq_errors_total{%s}[$__rate_interval])) > 0"
+                % DSEL, "{{instance}} {{device}} {{syndrome}} {{reason}}")],
+        "short", draw="bars"), 12, 8)
+    lay.row("Resources (RDMA netlink)")
+    lay.add(timeseries(
+        "Objects per device",
+        "RDMA objects per device and kind (rdma resource show): qp, cq, mr, "
+        "pd, ctx, srq, cm_id. Counts only objects visible in the exporter's "
+        "PID namespace.",
+        [target("rnic_resource_objects{%s}" % DSEL,
+                "{{instance}} {{device}} {{resource}}")], "short"), 12, 8)
+    lay.add(timeseries(
+        "QPs by type and state",
+        "Queue pairs per device by type (RC, UD, ...) and state (RTS, ERR, "
+        "...). QPs piling up in ERR are failed connections nobody cleaned "
+        "up.",
+        [target("sum by (instance, device, qp_type, state) "
+                "(rnic_resource_qps{%s})" % DSEL,
+                "{{instance}} {{device}} {{qp_type}} {{state}}")], "short"),
+            12, 8)
+    lay.add(timeseries(
+        "Pinned memory by process (top 10)",
+        "Bytes registered in memory regions per command name (sum of MR "
+        "lengths): memory the kernel cannot swap or move.",
+        [target("topk(10, rnic_resource_mr_pinned_bytes{%s})" % DSEL,
+                "{{instance}} {{device}} {{comm}}")], "bytes"), 12, 8)
+    lay.add(timeseries(
+        "CQ entries by process (top 10)",
+        "Total CQ depth per command name; compare with the largest single "
+        "CQ when chasing overruns.",
+        [target("topk(10, rnic_resource_cq_entries{%s})" % DSEL,
+                "total {{instance}} {{device}} {{comm}}"),
+         target("topk(10, rnic_resource_cq_max_entries{%s})" % DSEL,
+                "largest {{instance}} {{device}} {{comm}}")], "short"), 12, 8)
+    lay.add(table(
+        "Resources by process",
+        "QPs, CQs, MRs, PDs and verbs contexts per command name and device.",
+        [target("rnic_resource_comm_qps{%s}" % DSEL),
+         target("rnic_resource_cqs{%s}" % DSEL),
+         target("rnic_resource_mrs{%s}" % DSEL),
+         target("rnic_resource_mr_pinned_bytes{%s}" % DSEL),
+         target("rnic_resource_pds{%s}" % DSEL),
+         target("rnic_resource_contexts{%s}" % DSEL)],
+        "short",
+        overrides=[
+            column_override("Value #A", "short", display="QPs"),
+            column_override("Value #B", "short", display="CQs"),
+            column_override("Value #C", "short", display="MRs"),
+            column_override("Value #D", "bytes", display="Pinned"),
+            column_override("Value #E", "short", display="PDs"),
+            column_override("Value #F", "short", display="Contexts"),
+        ],
+        exclude=["job"]), 24, 8)
+    lay.add(timeseries(
+        "Retransmit triggers by process (bound QP counters)",
+        "Per-process sums of the RDMA counters bound to its QPs (netlink "
+        "statistic, when QP counters are bound): mlx5 local_ack_timeout_err "
+        "and packet_seq_err, rxe completer_retry_err. Already included in "
+        "the port totals.",
+        [target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_local_ack_timeout_err_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "ack timeout {{instance}} {{device}} {{comm}}"),
+         target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_packet_seq_err_total{%s}[$__rate_interval]))"
+                % DSEL, "seq err {{instance}} {{device}} {{comm}}"),
+         target("sum by (instance, device, comm) (rate("
+                "rnic_qp_counter_completer_retry_err_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "retry {{instance}} {{device}} {{comm}}")], "cps"), 24, 8)
+    return dashboard(
+        "rnic-probe-resources", "RNIC / Probe latency, CQs and resources",
+        "Active probe latency and errors, completion-queue errors and the "
+        "RDMA resources (QPs, CQs, MRs) each process holds.", lay)
+
+
+def add_operation_variable(dash):
+    query = ('label_values(rnic_probe_latency_seconds_count{%s}, operation)'
+             % DSEL)
+    dash["templating"]["list"].append({
+        "name": "operation",
+        "label": "operation",
+        "type": "query",
+        "datasource": DATASOURCE,
+        "definition": query,
+        "query": {"query": query, "refId": "operation"},
+        "refresh": 2,
+        "multi": True,
+        "includeAll": True,
+        "allValue": ".+",
+        "current": {},
+        "options": [],
+        "regex": "",
+        "sort": 1,
+        "hide": 0,
+    })
+    return dash
+
+
+DASHBOARDS = {
+    "rnic-overview.json": overview,
+    "rnic-congestion.json": congestion,
+    "rnic-probe-resources.json": lambda: add_operation_variable(
+        probe_resources()),
+}
+
+
+def render(build):
+    return json.dumps(build(), indent=2, sort_keys=True) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="fail if a committed JSON file is out of date")
+    parser.add_argument("--out", default=HERE, help="output directory")
+    args = parser.parse_args()
+    stale = []
+    for name, build in DASHBOARDS.items():
+        path = os.path.join(args.out, name)
+        text = render(build)
+        if args.check:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    if f.read() != text:
+                        stale.append(name)
+            except FileNotFoundError:
+                stale.append(name)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+    if stale:
+        print("out of date (run dashboards/grafana/generate.py): "
+              + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+{{- define "rnic-exporter.labels" -}}
+app.kubernetes.io/name: rnic-exporter
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "rnic-exporter.selectorLabels" -}}
+app.kubernetes.io/name: rnic-exporter
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}

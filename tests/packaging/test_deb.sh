@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Builds the .deb and checks its contents and metadata (slow: a full build).
+#   test_deb.sh <repo>
+# RNIC_DEB=<path to .deb> checks an existing package instead of building.
+set -euo pipefail
+repo=${1:?repo}
+if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
+  echo "SKIP: dpkg-buildpackage/debhelper not installed"
+  exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+if [ -n "${RNIC_DEB:-}" ]; then
+  deb=$RNIC_DEB
+else
+  "$repo/packaging/build-deb.sh" "$out" >"$out/build.log" 2>&1 || {
+    tail -50 "$out/build.log"
+    exit 1
+  }
+  deb=$(ls "$out"/rnic-exporter_*.deb)
+fi
+contents=$(dpkg-deb -c "$deb")
+for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
+  ./etc/default/rnic-exporter ./usr/share/rnic-exporter/rules/rnic_alerts.yaml \
+  ./usr/share/rnic-exporter/rules/rnic_rules.yaml \
+  ./usr/share/rnic-exporter/dashboards/rnic-overview.json; do
+  grep -qF " $path" <<<"$contents" || {
+    echo "missing $path in $deb"
+    exit 1
+  }
+done
+# Every shared library the binary needs comes with a dependency: map each
+# NEEDED soname to its installed package and look for it in Depends.
+depends=$(dpkg-deb -f "$deb" Depends)
+# One package name per line (versions and alternatives' bars dropped).
+dep_names=$(sed 's/([^)]*)//g; s/|/,/g' <<<"$depends" | tr ',' '\n' | awk '{print $1}')
+dpkg-deb -x "$deb" "$out/root"
+while read -r soname; do
+  # (no early exit in the readers: with pipefail a SIGPIPE would fail us)
+  lib=$(ldconfig -p | awk -v s="$soname" '$1 == s && !n { print $NF; n = 1 }')
+  [ -n "$lib" ] || continue
+  pkg=$(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | sed -n '1s/:.*//p' || true)
+  [ -n "$pkg" ] || continue
+  # The dependency may name the package or a virtual package it Provides
+  # (libspdlog1.10 provides libspdlog1.10-fmt9).
+  names="$pkg $(dpkg-query -W -f='${Provides}' "$pkg" 2>/dev/null |
+    sed 's/([^)]*)//g; s/,/ /g')"
+  found=0
+  for n in $names; do
+    if grep -qxF "$n" <<<"$dep_names"; then found=1; fi
+  done
+  if [ $found = 0 ]; then
+    echo "binary needs $soname ($pkg) but Depends is: $depends"
+    exit 1
+  fi
+done < <(objdump -p "$out/root/usr/bin/rnic_exporter" | awk '/NEEDED/ { print $2 }')
+dpkg-deb -e "$deb" "$out/control"
+grep -q "/etc/default/rnic-exporter" "$out/control/conffiles" || {
+  echo "/etc/default/rnic-exporter is not a conffile"
+  exit 1
+}
+grep -q "deb-systemd-helper" "$out/control/postinst" || {
+  echo "postinst does not enable the unit"
+  exit 1
+}
+if command -v lintian >/dev/null; then
+  lintian --fail-on error "$deb"
+fi
+echo "deb: OK ($(basename "$deb"), $(du -h "$deb" | cut -f1))"

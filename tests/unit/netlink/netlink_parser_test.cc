@@ -1,0 +1,186 @@
+// Framing and attribute parsing: unknown attributes are skipped, anything
+// truncated or malformed is an error and never a crash.
+#include <gtest/gtest.h>
+#include <rdma/rdma_netlink.h>  // Debian's 6.1 uapi, to check our numbers
+
+#include <random>
+
+#include "collectors/netlink/attr_parser.h"
+#include "collectors/netlink/rdma_source.h"
+#include "collectors/netlink/replay_transport.h"
+#include "collectors/netlink/wrap_tracker.h"
+#include "tests/unit/netlink/nl_test_util.h"
+
+namespace rnic::nl {
+namespace {
+
+using testing::Done;
+using testing::ErrorMsg;
+using testing::Join;
+using testing::Msg;
+
+// Our hand-written numbers must match the kernel's header where it has them.
+static_assert(int{kCmdStatGetStatus} == int{RDMA_NLDEV_CMD_STAT_GET_STATUS});
+static_assert(int{kCmdResCtxGet} == int{RDMA_NLDEV_CMD_RES_CTX_GET});
+static_assert(int{kAttrNdevName} == int{RDMA_NLDEV_ATTR_NDEV_NAME});
+static_assert(int{kAttrResCtxn} == int{RDMA_NLDEV_ATTR_RES_CTXN});
+static_assert(int{kAttrStatHwcounterEntryValue} ==
+              int{RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE});
+static_assert(int{kAttrResCtxEntry} == int{RDMA_NLDEV_ATTR_RES_CTX_ENTRY});
+static_assert(int{kAttrStatHwcounterDynamic} ==
+              int{RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC});
+static_assert(MsgType(kCmdGet) ==
+              RDMA_NL_GET_TYPE(int{RDMA_NL_NLDEV}, int{RDMA_NLDEV_CMD_GET}));
+
+TEST(NetlinkRequestKey, NamesCommandAndAttributes) {
+  Request r{
+      kCmdStatGet,
+      true,
+      {{kAttrDevIndex, 3}, {kAttrPortIndex, 2}, {kAttrStatRes, kAttrResQp}}};
+  EXPECT_EQ(r.Key(), "STAT_GET_dump_dev3_port2_res19");
+  EXPECT_EQ((Request{kCmdGet, false, {{kAttrDevIndex, 0}}}.Key()), "GET_dev0");
+}
+
+TEST(NetlinkAttrs, UnknownAttributesAreIgnored) {
+  Msg m(kCmdGet);
+  m.U32(kAttrDevIndex, 7)
+      .Str(kAttrDevName, "mlx5_0")
+      .U64(250, 99)  // far beyond anything we know
+      .U32(kAttrKnownEnd, 1)
+      .Begin(300)
+      .U32(1, 5)
+      .End()
+      .U8(kAttrDevNodeType, 1);
+  auto bytes = m.Bytes();
+  Attrs a;
+  ASSERT_TRUE(
+      a.ParseMessage(*reinterpret_cast<const nlmsghdr*>(bytes.data())).ok());
+  EXPECT_EQ(a.U32(kAttrDevIndex), 7u);
+  EXPECT_EQ(a.Str(kAttrDevName), "mlx5_0");
+  EXPECT_EQ(a.U8(kAttrDevNodeType), 1);
+  EXPECT_FALSE(a.Has(kAttrPortIndex));
+}
+
+TEST(NetlinkAttrs, WrongPayloadSizeIsAnError) {
+  Msg m(kCmdGet);
+  m.U8(kAttrDevIndex, 1);  // u32 expected
+  auto bytes = m.Bytes();
+  Attrs a;
+  Status st = a.ParseMessage(*reinterpret_cast<const nlmsghdr*>(bytes.data()));
+  EXPECT_FALSE(st.ok());
+  EXPECT_EQ(st.error().errno_value, EBADMSG);
+}
+
+TEST(NetlinkAttrs, StringWithoutNulIsAnError) {
+  Msg m(kCmdGet);
+  m.Raw(kAttrDevName, {'a', 'b', 'c', 'd'});
+  auto bytes = m.Bytes();
+  Attrs a;
+  EXPECT_FALSE(
+      a.ParseMessage(*reinterpret_cast<const nlmsghdr*>(bytes.data())).ok());
+}
+
+TEST(NetlinkAttrs, AttributeLongerThanMessageIsAnError) {
+  Msg m(kCmdGet);
+  m.U32(kAttrDevIndex, 1).Str(kAttrDevName, "rxe0");
+  auto bytes = m.Bytes();
+  // Claim the last attribute is longer than what is left.
+  auto* hdr = reinterpret_cast<nlmsghdr*>(bytes.data());
+  auto* last = reinterpret_cast<nlattr*>(bytes.data() + NLMSG_HDRLEN + 8);
+  last->nla_len = 200;
+  Attrs a;
+  EXPECT_FALSE(a.ParseMessage(*hdr).ok());
+}
+
+TEST(NetlinkWalk, KernelErrorCarriesErrno) {
+  ReplayTransport t;
+  t.Set("GET_dump", ErrorMsg(EOPNOTSUPP));
+  RdmaNetlinkSource src(t);
+  auto devs = src.Devices();
+  ASSERT_FALSE(devs.ok());
+  EXPECT_EQ(devs.error().errno_value, EOPNOTSUPP);
+}
+
+TEST(NetlinkWalk, AnswerWithoutEndIsAnError) {
+  Msg m(kCmdGet);
+  m.U32(kAttrDevIndex, 0).Str(kAttrDevName, "rxe0");
+  ReplayTransport t;
+  t.Set("GET_dump", m.Bytes());  // no NLMSG_DONE
+  EXPECT_FALSE(RdmaNetlinkSource(t).Devices().ok());
+}
+
+TEST(NetlinkWalk, TruncatedAnswersAreErrorsAtEveryCut) {
+  Msg m(kCmdStatGet, 0);
+  m.U32(kAttrDevIndex, 0).Str(kAttrDevName, "rxe0").U32(kAttrPortIndex, 1);
+  m.Begin(kAttrStatHwcounters)
+      .Counter("sent_pkts", 10)
+      .Counter("rcvd_pkts", 11)
+      .End();
+  const auto full = Join({m.Bytes(), ErrorMsg(0)});
+  {
+    ReplayTransport t;
+    t.Set("STAT_GET_dev0_port1", full);
+    auto ok = RdmaNetlinkSource(t).PortStats(0, 1);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_EQ(ok->counters.size(), 2u);
+  }
+  // Every shorter prefix must be rejected (never crash, never half a result).
+  for (std::size_t cut = 1; cut < full.size(); ++cut) {
+    ReplayTransport t;
+    t.Set("STAT_GET_dev0_port1",
+          std::vector<std::uint8_t>(full.begin(), full.begin() + cut));
+    auto r = RdmaNetlinkSource(t).PortStats(0, 1);
+    EXPECT_FALSE(r.ok()) << "cut at " << cut;
+  }
+}
+
+TEST(NetlinkWalk, RandomGarbageNeverCrashes) {
+  std::mt19937 rng(1234);  // fixed seed: reproducible
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::uint8_t> junk(4 + rng() % 300);
+    for (auto& b : junk) b = static_cast<std::uint8_t>(byte(rng));
+    if (round % 2 == 0 && junk.size() >= sizeof(nlmsghdr)) {
+      // Plausible header so the walk reaches the attribute parser.
+      nlmsghdr h{};
+      h.nlmsg_len = static_cast<std::uint32_t>(junk.size());
+      h.nlmsg_type = MsgType(kCmdResQpGet);
+      h.nlmsg_flags = NLM_F_MULTI;
+      std::memcpy(junk.data(), &h, sizeof(h));
+    }
+    ReplayTransport t;
+    t.Set("RES_QP_GET_dump_dev0", junk);
+    RdmaNetlinkSource src(t);
+    std::size_t seen = 0;
+    (void)src.DumpResources(ResKind::kQp, 0, [&](const ResEntry&) { ++seen; });
+  }
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace rnic::nl
+
+namespace rnic::nl {
+namespace {
+
+TEST(WrapTracker, ExtendsWrapsPassesResetsAndForgetsUnseenSeries) {
+  WrapTracker w;
+  constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
+  EXPECT_EQ(w.Update("a", k32 - 10, 32), k32 - 10);
+  EXPECT_EQ(w.Update("a", 5, 32), k32 + 5);      // wrapped: +15
+  EXPECT_EQ(w.Update("a", 100, 32), k32 + 100);  // steady
+  EXPECT_EQ(w.Update("a", 100, 32), k32 + 100);
+  EXPECT_EQ(w.Update("b", 1'000'000'000, 32), 1'000'000'000u);
+  EXPECT_EQ(w.Update("b", 7, 32), 7u);    // far step back: reset, not a wrap
+  EXPECT_EQ(w.Update("c", 50, 64), 50u);  // 64-bit: no state
+  EXPECT_EQ(w.Update("c", 10, 64), 10u);
+  EXPECT_EQ(w.size(), 2u);
+  w.Sweep();
+  (void)w.Update("a", 101, 32);
+  w.Sweep();  // "b" was not seen since the last sweep
+  EXPECT_EQ(w.size(), 1u);
+  EXPECT_EQ(w.Update("b", 9, 32), 9u);  // starts fresh
+}
+
+}  // namespace
+}  // namespace rnic::nl

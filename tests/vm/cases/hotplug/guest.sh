@@ -1,0 +1,72 @@
+# Hot-remove and re-add rxe1 while the exporter is being scraped (by the
+# host's Prometheus every second and by a scrape loop here): the exporter keeps
+# serving, rxe1's series vanish and come back (host.py checks Prometheus), it
+# does not crash, and it does not log at every scrape.
+EXPORTER_FLAGS="--collector.disable-defaults --collector.sysfs"
+QUIET_SCRAPES=20
+
+# Log lines that only say the emulated machine was too slow for Prometheus'
+# 1 s scrape timeout (likely under TCG with a sanitizer build on a busy
+# host); they are reported but are not what this case looks for.
+SLOW='deadline exceeded|previous scrape still running|collector recovered'
+# log_count: exporter log lines that are not about slowness.
+log_count() { grep -c -v -E "$SLOW" "$EXPORTER_LOG"; }
+
+start_exporter $EXPORTER_FLAGS
+(
+  n=0
+  while [ ! -e /tmp/stop-loop ]; do
+    scrape >/dev/null || echo "scrape $n failed at $(up)s" >>/tmp/loop.err
+    n=$((n + 1))
+    usleep 100000
+  done
+  echo $n >/tmp/loop.count
+) &
+loop=$!
+# quiet_scrapes STAGE: more scrapes must not add log lines.
+quiet_scrapes() {
+  before=$(log_count)
+  for i in $(seq $QUIET_SCRAPES); do
+    scrape >/dev/null || fail "scrape failed ($1)"
+  done
+  after=$(log_count)
+  [ "$after" -eq "$before" ] || {
+    grep -v -E "$SLOW" "$EXPORTER_LOG" | tail -n $((after - before))
+    fail "exporter logged $((after - before)) lines during $QUIET_SCRAPES scrapes ($1)"
+  }
+}
+
+signal exporter-up
+wait_for rxe1-seen 60 || fail "host never saw rxe1"
+quiet_scrapes "both devices"
+l0=$(log_count)
+rdma link delete rxe1 || fail "rdma link delete rxe1"
+[ ! -e /sys/class/infiniband/rxe1 ] || fail "rxe1 still in sysfs"
+say "rxe1 deleted"
+signal deleted
+wait_for rxe1-gone-seen 60 || fail "host never saw rxe1's series vanish"
+exporter_alive || fail "exporter died after rxe1 was removed"
+quiet_scrapes "rxe1 removed"
+rdma link add rxe1 type rxe netdev dummy0 || fail "rdma link add rxe1"
+say "rxe1 re-added"
+signal readded
+wait_for rxe1-back-seen 60 || fail "host never saw rxe1 come back"
+quiet_scrapes "rxe1 re-added"
+l1=$(log_count)
+# One-time messages about the change are fine, a line per scrape is not
+# (there were dozens of scrapes in between).
+[ $((l1 - l0)) -le 4 ] || {
+  grep -v -E "$SLOW" "$EXPORTER_LOG" | tail -n $((l1 - l0))
+  fail "exporter logged $((l1 - l0)) lines across the remove/re-add"
+}
+touch /tmp/stop-loop
+wait $loop
+failed=0
+[ -f /tmp/loop.err ] && failed=$(wc -l </tmp/loop.err)
+say "scrape loop: $(cat /tmp/loop.count) scrapes, $failed failed; exporter log grew by $((l1 - l0)) lines"
+[ ! -s /tmp/loop.err ] || { cat /tmp/loop.err; fail "scrapes failed during the remove/re-add"; }
+exporter_alive || fail "exporter is gone"
+slow=$(grep -c -E "$SLOW" "$EXPORTER_LOG")
+[ "$slow" -eq 0 ] || say "note: $slow log lines about collector deadlines (slow emulation)"
+wait_host 60 || fail "host side failed"
+stop_exporter
