@@ -12,7 +12,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   # host-side test tools
-  curl prometheus prometheus-node-exporter python3 jq
+  curl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)
   yamllint shellcheck strace debhelper dpkg-dev lintian
   # Soft-RoCE VM harness (tests/vm)

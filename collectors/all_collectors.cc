@@ -1,9 +1,12 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
+#include "collectors/probe/probe_collector.h"
+#include "collectors/roce/roce_collector.h"
 #include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
@@ -14,7 +17,10 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeNetlinkStatCollectorSpec(),      // before sysfs: sets SharedFacts
       MakeNetlinkResourceCollectorSpec(),
       MakeSysfsCollectorSpec(),
+      MakeRoceCollectorSpec(),
       MakePerfCollectorSpec(),
+      MakeProbeCollectorSpec(),
+      MakeKmsgCollectorSpec(),
       // clang-format on
   };
   return kAll;

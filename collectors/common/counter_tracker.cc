@@ -36,7 +36,8 @@ ExtendedValue ExtendCounter(WrapState& s, std::uint64_t raw, int width_bits) {
 ExtendedValue CounterTracker::Observe(std::string_view key, std::uint64_t raw,
                                       int width_bits) {
   auto it = series_.find(key);
-  if (it == series_.end()) it = series_.emplace(std::string(key), Entry{}).first;
+  if (it == series_.end())
+    it = series_.emplace(std::string(key), Entry{}).first;
   it->second.generation = generation_;
   return ExtendCounter(it->second.state, raw, width_bits);
 }

@@ -40,7 +40,8 @@ inline constexpr std::string_view kHwCountersLifespanFile = "lifespan";
 inline constexpr std::string_view kHwCountersLifespanFamily =
     "rnic_hw_counters_lifespan_seconds";
 inline constexpr std::string_view kHwCountersLifespanHelp =
-    "How long the kernel caches hw_counters values (sysfs hw_counters/lifespan, "
+    "How long the kernel caches hw_counters values (sysfs "
+    "hw_counters/lifespan, "
     "converted from milliseconds to seconds).";
 inline constexpr std::string_view kHwCounterGenericHelp =
     "Driver hardware counter (sysfs hw_counters or RDMA netlink STAT_GET); the "

@@ -34,8 +34,13 @@ bool ParseBool(const std::string& s, bool dflt) {
 }
 
 std::string QpCounterFamily(std::string_view counter) {
-  // "rnic_hw_<name>_total" -> "rnic_qp_counter_<name>_total"
-  return "rnic_qp_counter_" + HwCounterFamilyName(counter).substr(8);
+  std::string out = "rnic_qp_counter_";
+  for (char c : counter) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '_';
+    out.push_back(ok ? c : '_');
+  }
+  return out + "_total";
 }
 
 }  // namespace
@@ -142,6 +147,12 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
           const std::string key_prefix =
               std::to_string(dev.index) + "/" + dev.name + "/" + port_str + "/";
           for (const auto& c : stats->counters) {
+            if (HwCounterKindOf(c.name) == HwCounterKind::kGauge) {
+              // A level some drivers list among counters (bnxt_re active_qps).
+              out.AddGauge(HwCounterFamilyName(c.name), HwCounterHelp(c.name),
+                           labels, static_cast<double>(c.value));
+              continue;
+            }
             const std::uint64_t v = wraps_.Update(key_prefix + c.name, c.value,
                                                   HwCounterWidthBits(c.name));
             out.AddCounter(HwCounterFamilyName(c.name), HwCounterHelp(c.name),
@@ -219,9 +230,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
       out.AddCounter(QpCounterFamily(name),
                      "Sum of " + name +
                          " over the counters bound to this process's QPs. "
-                         "Already included in " +
-                         HwCounterFamilyName(name) +
-                         "; resets when the QPs go away",
+                         "Already included in rnic_hw_" +
+                         name + "_total" + "; resets when the QPs go away",
                      labels, static_cast<double>(sum));
     }
   }
@@ -249,6 +259,9 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
       {"rnic_port_state", "gauge", "device,port", nl::kPortStateHelp},
       {"rnic_port_physical_state", "gauge", "device,port",
        nl::kPortPhysStateHelp},
+      {"rnic_hw_<counter>", "gauge", "device,port",
+       "A driver hw counter entry that is a level, not a count (e.g. bnxt_re "
+       "active_qps), from RDMA_NLDEV_CMD_STAT_GET"},
       {"rnic_hw_<counter>_total", "counter", "device,port",
        "Driver hardware counter <counter> of the port "
        "(RDMA_NLDEV_CMD_STAT_GET; "

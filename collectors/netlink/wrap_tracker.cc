@@ -12,8 +12,12 @@ std::uint64_t WrapTracker::Update(const std::string& key, std::uint64_t raw,
     s.total = raw;
   } else if (raw >= s.last_raw) {
     s.total += raw - s.last_raw;
-  } else {
+  } else if (kSpan - s.last_raw + raw < kSpan / 2) {
     s.total += kSpan - s.last_raw + raw;  // wrapped once
+  } else {
+    // A big step back is a reset (counter re-created), not a wrap: pass it
+    // through so rate() sees a reset instead of a 4-billion jump.
+    s.total = raw;
   }
   s.last_raw = raw;
   s.seen = true;

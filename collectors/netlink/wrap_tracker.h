@@ -1,7 +1,9 @@
 // Extends counters the kernel reports from 32-bit registers (and which
 // therefore wrap at 2^32) into monotonic 64-bit values, per series.
-// Series not seen in a scrape are forgotten at the end of it, so a device
-// that vanishes or is renamed leaves no state behind.
+// A decrease counts as one wrap only when the modular step is under half the
+// range; a larger step back is a reset and is passed through. Series not
+// seen in a scrape are forgotten at the end of it, so a device that vanishes
+// or is renamed leaves no state behind.
 #pragma once
 
 #include <cstdint>

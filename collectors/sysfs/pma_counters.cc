@@ -44,8 +44,7 @@ constexpr std::array kCounters = {
                    "SymbolErrorCounter, counters/symbol_error; 16 bits, "
                    "saturates).",
                    16, 1, Q::kOther},
-    PmaCounterInfo{"link_error_recovery",
-                   "rnic_port_link_error_recovery_total",
+    PmaCounterInfo{"link_error_recovery", "rnic_port_link_error_recovery_total",
                    "Times the link error recovery process completed (PMA "
                    "LinkErrorRecoveryCounter, counters/link_error_recovery; "
                    "8 bits, saturates).",

@@ -53,11 +53,12 @@ Labels PortLabels(const std::string& device, const std::string& port) {
 
 }  // namespace
 
-SysfsCollector::SysfsCollector(std::string sysfs_root,
-                               CollectorOptions options, ReadFileFn read)
+SysfsCollector::SysfsCollector(std::string sysfs_root, CollectorOptions options,
+                               ReadFileFn read)
     : source_(std::move(sysfs_root), std::move(read)),
       options_(std::move(options)) {
-  device_info_ = SlotFor("rnic_device_info", kDeviceInfoHelp, MetricType::Gauge);
+  device_info_ =
+      SlotFor("rnic_device_info", kDeviceInfoHelp, MetricType::Gauge);
   port_info_ = SlotFor("rnic_port_info", kPortInfoHelp, MetricType::Gauge);
   port_state_ = SlotFor("rnic_port_state", kPortStateHelp, MetricType::Gauge);
   port_phys_state_ = SlotFor("rnic_port_physical_state", kPortPhysStateHelp,
@@ -71,17 +72,7 @@ SysfsCollector::SysfsCollector(std::string sysfs_root,
 }
 
 bool SysfsCollector::Accepts(std::string_view device) const {
-  const auto begin = device.begin();
-  const auto end = device.end();
-  if (options_.device_include &&
-      !std::regex_search(begin, end, *options_.device_include)) {
-    return false;
-  }
-  if (options_.device_exclude &&
-      std::regex_search(begin, end, *options_.device_exclude)) {
-    return false;
-  }
-  return true;
+  return options_.devices.Accepts(device);
 }
 
 std::uint32_t SysfsCollector::SlotFor(std::string_view name,
@@ -148,8 +139,8 @@ void SysfsCollector::BuildPmaMeta(const PortSnapshot& port, PortMeta& meta) {
       fm.multiplier = info->multiplier;
       from_ext.push_back(info->quantity);
     } else {
-      fm.slot = SlotFor(UnknownPmaFamily(name), kUnknownPmaHelp,
-                        MetricType::Counter);
+      fm.slot =
+          SlotFor(UnknownPmaFamily(name), kUnknownPmaHelp, MetricType::Counter);
     }
   }
   meta.counters.files.assign(port.counters.files.size(), FileMeta{});
@@ -158,8 +149,8 @@ void SysfsCollector::BuildPmaMeta(const PortSnapshot& port, PortMeta& meta) {
     FileMeta& fm = meta.counters.files[i];
     const PmaCounterInfo* info = FindPmaCounter(name, /*ext_dir=*/false);
     if (!info) {
-      fm.slot = SlotFor(UnknownPmaFamily(name), kUnknownPmaHelp,
-                        MetricType::Counter);
+      fm.slot =
+          SlotFor(UnknownPmaFamily(name), kUnknownPmaHelp, MetricType::Counter);
       fm.width = 64;
       continue;
     }
@@ -177,7 +168,8 @@ void SysfsCollector::BuildPmaMeta(const PortSnapshot& port, PortMeta& meta) {
   }
 }
 
-SysfsCollector::DeviceMeta SysfsCollector::BuildMeta(const DeviceSnapshot& dev) {
+SysfsCollector::DeviceMeta SysfsCollector::BuildMeta(
+    const DeviceSnapshot& dev) {
   DeviceMeta meta;
   meta.instance = dev.instance;
   BuildHwMeta(dev, dev.hw_counters, meta.hw);
@@ -307,9 +299,8 @@ Status SysfsCollector::Collect(const ScrapeContext& /*ctx*/, MetricSet& out) {
 
   std::vector<std::uint32_t> order(slots_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [this](auto a, auto b) {
-    return slots_[a].name < slots_[b].name;
-  });
+  std::sort(order.begin(), order.end(),
+            [this](auto a, auto b) { return slots_[a].name < slots_[b].name; });
   for (std::uint32_t idx : order) {
     Slot& s = slots_[idx];
     if (s.metrics.empty()) continue;
@@ -323,22 +314,6 @@ Status SysfsCollector::Collect(const ScrapeContext& /*ctx*/, MetricSet& out) {
 }
 
 }  // namespace sysfs
-
-namespace {
-
-Result<std::optional<std::regex>> CompileOption(const CollectorArgs& args,
-                                                const std::string& option) {
-  const std::string& pattern = args.Option(option);
-  if (pattern.empty()) return std::optional<std::regex>();
-  try {
-    return std::optional<std::regex>(std::regex(pattern));
-  } catch (const std::regex_error& e) {
-    return Error{"--collector.sysfs." + option + ": invalid regular expression \"" +
-                 pattern + "\": " + e.what()};
-  }
-}
-
-}  // namespace
 
 CollectorSpec MakeSysfsCollectorSpec() {
   CollectorSpec spec;
@@ -409,13 +384,13 @@ CollectorSpec MakeSysfsCollectorSpec() {
   }
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
-    auto include = CompileOption(args, "device-include");
-    if (!include.ok()) return include.error();
-    auto exclude = CompileOption(args, "device-exclude");
-    if (!exclude.ok()) return exclude.error();
+    auto filter = sysfs::DeviceFilter::Create(args.Option("device-include"),
+                                              args.Option("device-exclude"));
+    if (!filter.ok()) {
+      return Error{"--collector.sysfs." + filter.error().message};
+    }
     sysfs::CollectorOptions opts;
-    opts.device_include = std::move(include).value();
-    opts.device_exclude = std::move(exclude).value();
+    opts.devices = std::move(filter).value();
     opts.shared = args.shared;
     std::unique_ptr<Collector> c = std::make_unique<sysfs::SysfsCollector>(
         args.paths.sysfs, std::move(opts));

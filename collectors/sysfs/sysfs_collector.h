@@ -12,7 +12,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -20,6 +19,7 @@
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
 #include "collectors/common/counter_tracker.h"
+#include "collectors/sysfs/device_filter.h"
 #include "collectors/sysfs/sysfs_source.h"
 
 namespace rnic {
@@ -29,15 +29,14 @@ namespace rnic {
 namespace sysfs {
 
 struct CollectorOptions {
-  std::optional<std::regex> device_include;  // unanchored (regex_search)
-  std::optional<std::regex> device_exclude;
+  DeviceFilter devices;                 // include/exclude by name
   std::shared_ptr<SharedFacts> shared;  // may be null: no netlink collector
 };
 
 class SysfsCollector final : public Collector {
  public:
   SysfsCollector(std::string sysfs_root, CollectorOptions options,
-                 ReadFileFn read = ReadFileAt);
+                 ReadFileFn read = nullptr);
 
   [[nodiscard]] Status Collect(const ScrapeContext& ctx,
                                MetricSet& out) override;
@@ -59,9 +58,9 @@ class SysfsCollector final : public Collector {
     std::uint32_t slot = 0;
     bool exported = true;
     bool gauge = false;
-    int width = 64;          // wrap (hw) or saturation (PMA) width
-    double multiplier = 1;   // 4 for PMA data counters
-    WrapState wrap;          // hw counters narrower than 64 bits
+    int width = 64;         // wrap (hw) or saturation (PMA) width
+    double multiplier = 1;  // 4 for PMA data counters
+    WrapState wrap;         // hw counters narrower than 64 bits
   };
   struct DirMeta {
     std::vector<FileMeta> files;
@@ -83,8 +82,8 @@ class SysfsCollector final : public Collector {
   void BuildHwMeta(const DeviceSnapshot& dev, const CounterDir& dir,
                    DirMeta& meta);
   void BuildPmaMeta(const PortSnapshot& port, PortMeta& meta);
-  void EmitDevice(const DeviceSnapshot& dev, DeviceMeta& meta,
-                  bool port_state, bool hw_counters);
+  void EmitDevice(const DeviceSnapshot& dev, DeviceMeta& meta, bool port_state,
+                  bool hw_counters);
   void EmitHw(const CounterDir& dir, DirMeta& meta, const Labels& base);
   void EmitPma(const CounterDir& dir, const DirMeta& meta, const Labels& base);
 

@@ -76,8 +76,8 @@ std::optional<double> ParseRateBytesPerSecond(std::string_view text) {
   std::string_view unit = TrimLeft(text.substr(space + 1));
   double value = 0;
   const char* end = number.data() + number.size();
-  auto [ptr, ec] = std::from_chars(number.data(), end, value,
-                                   std::chars_format::fixed);
+  auto [ptr, ec] =
+      std::from_chars(number.data(), end, value, std::chars_format::fixed);
   if (ec != std::errc() || ptr != end || !std::isfinite(value) || value < 0) {
     return std::nullopt;
   }

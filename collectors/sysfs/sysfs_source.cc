@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -129,7 +131,55 @@ enum AttrBit : std::uint8_t {
   kAttrLid = 16,
 };
 
+std::atomic<long> g_cached_fds{0};
+
+long ReadAt0(int fd, char* buf, std::size_t cap) {
+  long n;
+  do {
+    n = ::pread(fd, buf, cap, 0);
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? -errno : n;
+}
+
 }  // namespace
+
+long CachedFdBudget() {
+  static const long budget = [] {
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0L;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
+      rlimit raised = rl;
+      raised.rlim_cur = rl.rlim_max;
+      if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+    }
+    const long soft = rl.rlim_cur == RLIM_INFINITY
+                          ? 1L << 20
+                          : static_cast<long>(rl.rlim_cur);
+    return std::clamp(soft / 2 - 64, 0L, 32768L);
+  }();
+  return budget;
+}
+
+long CachedFdsInUse() { return g_cached_fds.load(std::memory_order_relaxed); }
+
+bool CachedFd::Adopt(int fd) {
+  Close();
+  if (g_cached_fds.fetch_add(1, std::memory_order_relaxed) >=
+      CachedFdBudget()) {
+    g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
+    ::close(fd);
+    return false;
+  }
+  fd_ = fd;
+  return true;
+}
+
+void CachedFd::Close() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
+}
 
 long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
                 char* buf, std::size_t cap) {
@@ -147,13 +197,37 @@ long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
 SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read)
     : root_(std::move(sysfs_root)),
       class_dir_(root_ + "/class/infiniband"),
-      read_(read ? std::move(read) : ReadFileFn(ReadFileAt)) {}
+      read_(std::move(read)) {
+  (void)CachedFdBudget();  // raise RLIMIT_NOFILE early, once
+}
 
 SysfsSource::~SysfsSource() = default;
 
 long SysfsSource::Read(int dirfd, std::string_view dir, const char* name,
                        char* buf, std::size_t cap) const {
-  return read_(dirfd, dir, name, buf, cap);
+  if (read_) return read_(dirfd, dir, name, buf, cap);
+  return ReadFileAt(dirfd, dir, name, buf, cap);
+}
+
+long SysfsSource::ReadCached(CachedFd& cached, int dirfd, std::string_view dir,
+                             const char* name, char* buf,
+                             std::size_t cap) const {
+  if (read_) return read_(dirfd, dir, name, buf, cap);
+  if (cached.get() >= 0) {
+    const long n = ReadAt0(cached.get(), buf, cap);
+    if (n >= 0) return n;
+    cached.Close();  // reopened next time unless the caller gives up on it
+    return n;
+  }
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  const long n = ReadAt0(fd, buf, cap);
+  if (n < 0) {
+    ::close(fd);
+    return n;
+  }
+  cached.Adopt(fd);
+  return n;
 }
 
 std::string SysfsSource::PathOf(std::string_view dir,
@@ -165,7 +239,7 @@ std::string SysfsSource::PathOf(std::string_view dir,
 }
 
 Status SysfsSource::Read(const ReadOptions& options,
-                         const DeviceFilter& accept) {
+                         const DevicePredicate& accept) {
   current_.clear();
   Fd classfd(OpenDirAt(AT_FDCWD, class_dir_.c_str(), /*listable=*/true));
   if (!classfd.ok()) {
@@ -351,32 +425,36 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
                            const ReadOptions& options) {
   char buf[kValueBuf];
   // Reads one attribute; logs a failure once per port and attribute.
-  auto read_attr = [&](const char* name, AttrBit bit) -> std::string_view {
-    const long n = Read(portfd, port.path, name, buf, sizeof(buf));
+  auto read_attr = [&](const char* name, AttrBit bit,
+                       CachedFd& cached) -> std::string_view {
+    const long n =
+        ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
     if (n >= 0) return TrimValue(std::string_view(buf, n));
     if (Classify(static_cast<int>(-n)) == Failure::kVanished) {
       dev.stale = true;
     } else if (!(port.logged_attrs & bit)) {
       port.logged_attrs |= bit;
-      spdlog::warn("sysfs: {}: {} (not exported)",
-                   PathOf(port.path, name),
+      spdlog::warn("sysfs: {}: {} (not exported)", PathOf(port.path, name),
                    std::strerror(static_cast<int>(-n)));
     }
     return {};
   };
 
-  port.link_layer.assign(read_attr("link_layer", kAttrLinkLayer));
+  port.link_layer.assign(
+      read_attr("link_layer", kAttrLinkLayer, port.attr_fds[0]));
   port.state.reset();
   port.phys_state.reset();
   if (options.port_state) {
-    if (auto nn = ParseNumberedName(read_attr("state", kAttrState))) {
+    if (auto nn = ParseNumberedName(
+            read_attr("state", kAttrState, port.attr_fds[1]))) {
       port.state = nn->number;
     }
-    if (auto nn = ParseNumberedName(read_attr("phys_state", kAttrPhysState))) {
+    if (auto nn = ParseNumberedName(
+            read_attr("phys_state", kAttrPhysState, port.attr_fds[2]))) {
       port.phys_state = nn->number;
     }
   }
-  const std::string_view rate = read_attr("rate", kAttrRate);
+  const std::string_view rate = read_attr("rate", kAttrRate, port.attr_fds[3]);
   port.rate_bytes_per_second = ParseRateBytesPerSecond(rate);
   if (!rate.empty() && !port.rate_bytes_per_second &&
       !(port.logged_attrs & kAttrRate)) {
@@ -386,7 +464,8 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
   }
   port.lid.reset();
   if (port.link_layer != "Ethernet") {
-    if (auto lid = ParseHexOrDecimal(read_attr("lid", kAttrLid));
+    if (auto lid =
+            ParseHexOrDecimal(read_attr("lid", kAttrLid, port.attr_fds[4]));
         lid && *lid != 0) {
       port.lid = *lid;
     }
@@ -396,7 +475,9 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
   // device's "parent" (rxe, siw). Empty GID entries fail with EINVAL by
   // design, so these reads are not logged.
   port.netdev.clear();
-  if (port.link_layer != "InfiniBand") {
+  if (port.link_layer != "InfiniBand" && port.ndev_backoff > 0) {
+    --port.ndev_backoff;
+  } else if (port.link_layer != "InfiniBand") {
     for (int i = 0; i < 8 && port.netdev.empty(); ++i) {
       const int idx = (port.ndev_hint + i) % 8;
       char rel[32];
@@ -405,17 +486,27 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
       char name[48] = "gid_attrs/ndevs/";
       std::memcpy(name + 16, rel, static_cast<std::size_t>(end - rel));
       name[16 + (end - rel)] = '\0';
-      const long n = Read(portfd, port.path, name, buf, sizeof(buf));
+      // Only the entry that named the netdev last time stays open.
+      CachedFd scratch;
+      CachedFd& cached = idx == port.ndev_hint ? port.attr_fds[5] : scratch;
+      const long n =
+          ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
       if (n > 0) {
         const std::string_view v = TrimValue(std::string_view(buf, n));
         if (!v.empty()) {
           port.netdev.assign(v);
-          port.ndev_hint = idx;
+          if (idx != port.ndev_hint) {
+            port.attr_fds[5] = std::move(scratch);
+            port.ndev_hint = idx;
+          }
         }
       } else if (n == -ENOENT && idx == 0) {
         break;  // no gid_attrs at all
       }
     }
+    // Nothing in the first entries (e.g. EFA: GIDs without a netdev):
+    // rescan only every 16th scrape instead of paying 8 failed reads each.
+    if (port.netdev.empty()) port.ndev_backoff = 15;
   }
   if (port.netdev.empty()) port.netdev = dev.parent;
 
@@ -437,7 +528,8 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
   char rel[PATH_MAX];
 
   if (cdir.has_lifespan && JoinRel(rel, sub, "lifespan")) {
-    const long n = Read(parent_fd, parent_dir, rel, buf, sizeof(buf));
+    const long n = ReadCached(cdir.lifespan_fd, parent_fd, parent_dir, rel, buf,
+                              sizeof(buf));
     if (n > 0) {
       const ParsedValue v = ParseCounterValue(std::string_view(buf, n));
       if (v.status == ValueStatus::kOk) cdir.lifespan_ms = v.value;
@@ -457,12 +549,12 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
     f.unreadable = reason;
     f.error = err;
     f.skip = reason != Unreadable::kTransient;
+    if (f.skip) f.fd.Close();
     if (f.logged) return;
     f.logged = true;
-    auto it = std::find_if(summaries.begin(), summaries.end(),
-                           [&](const Summary& s) {
-                             return s.reason == reason && s.err == err;
-                           });
+    auto it = std::find_if(
+        summaries.begin(), summaries.end(),
+        [&](const Summary& s) { return s.reason == reason && s.err == err; });
     if (it == summaries.end()) {
       summaries.push_back(Summary{reason, err});
       it = summaries.end() - 1;
@@ -476,7 +568,8 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
   for (CounterFile& f : cdir.files) {
     if (f.skip) continue;
     if (!JoinRel(rel, sub, f.name)) continue;
-    const long n = Read(parent_fd, parent_dir, rel, buf, sizeof(buf));
+    const long n =
+        ReadCached(f.fd, parent_fd, parent_dir, rel, buf, sizeof(buf));
     if (n < 0) {
       const int err = static_cast<int>(-n);
       switch (Classify(err)) {

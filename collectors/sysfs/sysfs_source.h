@@ -2,14 +2,18 @@
 // of Prometheus.
 //
 // Cost model: per scrape one directory listing of class/infiniband, then per
-// device one open+fstat, per port one open, and one open/read/close per
-// attribute or counter file (sysfs has no batch read; RDMA netlink is the
-// batched path). Directory listings of a device (ports, counters/,
-// counters_ext/, hw_counters/) and its static attributes (GUIDs, firmware,
-// driver, PCI address, NUMA node) are cached per device *instance*: the
-// instance is the inode and ctime of the device directory, which the kernel
-// changes whenever a device is removed and registered again (also under the
-// same name), and a file that vanishes mid-scrape invalidates the cache.
+// device one open+fstat, per port one open, and one pread() per attribute or
+// counter file. Files stay open across scrapes: a read at offset 0 makes
+// sysfs call the attribute's show() again, so one pread() replaces
+// open/read/close (3 syscalls, and a kernfs buffer allocation). The number
+// of descriptors kept is bounded (see CachedFd); beyond it files are opened
+// per read. sysfs has no batch read; RDMA netlink is the batched path.
+// Directory listings of a device (ports, counters/, counters_ext/,
+// hw_counters/) and its static attributes (GUIDs, firmware, driver, PCI
+// address, NUMA node) are cached per device *instance*: the instance is the
+// inode and ctime of the device directory, which the kernel changes whenever a
+// device is removed and registered again (also under the same name), and a file
+// that vanishes mid-scrape invalidates the cache.
 //
 // Unreadable values are never turned into numbers: "N/A (no PMA)", and reads
 // failing with EINVAL/EACCES/EPERM/EOPNOTSUPP/EISDIR, are remembered for the
@@ -34,6 +38,40 @@
 
 namespace rnic::sysfs {
 
+// A sysfs file descriptor kept open across scrapes, closed with its owner.
+// Process-wide at most CachedFdBudget() of them are kept.
+class CachedFd {
+ public:
+  CachedFd() = default;
+  ~CachedFd() { Close(); }
+  CachedFd(CachedFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  CachedFd& operator=(CachedFd&& o) noexcept {
+    if (this != &o) {
+      Close();
+      fd_ = o.fd_;
+      o.fd_ = -1;
+    }
+    return *this;
+  }
+  CachedFd(const CachedFd&) = delete;
+  CachedFd& operator=(const CachedFd&) = delete;
+
+  [[nodiscard]] int get() const { return fd_; }
+  // Takes ownership if the budget allows; otherwise closes fd. Returns
+  // whether it was kept.
+  bool Adopt(int fd);
+  void Close();
+
+ private:
+  int fd_ = -1;
+};
+
+// Descriptors the source may keep open, process-wide: half the
+// RLIMIT_NOFILE soft limit (raised to the hard limit once, as Go programs
+// such as node_exporter do at start-up), at most 32768.
+[[nodiscard]] long CachedFdBudget();
+[[nodiscard]] long CachedFdsInUse();
+
 // Why a file gave no value; kNone when it did.
 enum class Unreadable : std::uint8_t {
   kNone,
@@ -45,6 +83,7 @@ enum class Unreadable : std::uint8_t {
 
 struct CounterFile {
   std::string name;  // kernel file name
+  CachedFd fd;
   // This scrape.
   bool has_value = false;
   std::uint64_t value = 0;
@@ -60,25 +99,29 @@ struct CounterDir {
   std::vector<CounterFile> files;  // sorted by name; hw "lifespan" excluded
   bool has_lifespan = false;
   std::optional<std::uint64_t> lifespan_ms;  // this scrape
+  CachedFd lifespan_fd;
 };
 
 struct PortSnapshot {
   std::uint32_t number = 0;
   // This scrape.
-  std::string link_layer;  // "InfiniBand", "Ethernet", "Unknown"
-  std::string netdev;      // "" when unknown
-  std::optional<std::uint32_t> state;       // 4 = ACTIVE
+  std::string link_layer;              // "InfiniBand", "Ethernet", "Unknown"
+  std::string netdev;                  // "" when unknown
+  std::optional<std::uint32_t> state;  // 4 = ACTIVE
   std::optional<std::uint32_t> phys_state;  // 5 = LinkUp
   std::optional<double> rate_bytes_per_second;
   std::optional<std::uint64_t> lid;  // only when present and non-zero
-  CounterDir counters;      // PMA PortCounters (ports/N/counters)
-  CounterDir counters_ext;  // pre-4.5 64-bit PMA counters
-  CounterDir hw_counters;   // driver counters (ports/N/hw_counters)
+  CounterDir counters;               // PMA PortCounters (ports/N/counters)
+  CounterDir counters_ext;           // pre-4.5 64-bit PMA counters
+  CounterDir hw_counters;            // driver counters (ports/N/hw_counters)
   // Internal.
   std::string dir;   // "ports/1", relative to the device directory
   std::string path;  // "mlx5_0/ports/1", relative to class/infiniband
   std::uint8_t logged_attrs = 0;
   int ndev_hint = 0;
+  int ndev_backoff = 0;  // scrapes to wait before scanning an empty gid table
+  // link_layer, state, phys_state, rate, lid, gid_attrs/ndevs/<hint>
+  CachedFd attr_fds[6];
 };
 
 struct DeviceSnapshot {
@@ -113,24 +156,26 @@ struct ReadOptions {
 
 // Which devices to read at all (excluded devices are never touched, so a
 // device whose reads log kernel errors can be silenced).
-using DeviceFilter = std::function<bool(std::string_view name)>;
+using DevicePredicate = std::function<bool(std::string_view name)>;
 
 // The kernel boundary: reads file `name` relative to the directory fd
 // `dirfd` into buf. `dir` is that directory's path relative to
 // class/infiniband ("mlx5_0" or "mlx5_0/ports/1"), for fakes and logs.
 // Returns the number of bytes read or -errno.
-using ReadFileFn = std::function<long(int dirfd, std::string_view dir,
-                                      const char* name, char* buf,
-                                      std::size_t cap)>;
+using ReadFileFn =
+    std::function<long(int dirfd, std::string_view dir, const char* name,
+                       char* buf, std::size_t cap)>;
 
-// open/read/close; what the source uses unless a test injects another.
+// open/read/close, for tests that wrap the boundary.
 long ReadFileAt(int dirfd, std::string_view dir, const char* name, char* buf,
                 std::size_t cap);
 
 class SysfsSource {
  public:
   // `sysfs_root` is the mount point of sysfs ("/sys", or a fixture tree).
-  explicit SysfsSource(std::string sysfs_root, ReadFileFn read = ReadFileAt);
+  // Without `read`, files are read through kept-open descriptors; with it,
+  // every read goes through `read` (tests inject failures there).
+  explicit SysfsSource(std::string sysfs_root, ReadFileFn read = nullptr);
   ~SysfsSource();
   SysfsSource(const SysfsSource&) = delete;
   SysfsSource& operator=(const SysfsSource&) = delete;
@@ -138,7 +183,7 @@ class SysfsSource {
   // Reads every accepted device. A missing class/infiniband is not an error
   // (no RDMA devices); failing to list it is.
   [[nodiscard]] Status Read(const ReadOptions& options,
-                            const DeviceFilter& accept = nullptr);
+                            const DevicePredicate& accept = nullptr);
 
   // Devices of the last Read(), sorted by name; valid until the next Read().
   [[nodiscard]] const std::vector<DeviceSnapshot*>& devices() const {
@@ -157,6 +202,8 @@ class SysfsSource {
                       bool values);
   long Read(int dirfd, std::string_view dir, const char* name, char* buf,
             std::size_t cap) const;
+  long ReadCached(CachedFd& cached, int dirfd, std::string_view dir,
+                  const char* name, char* buf, std::size_t cap) const;
   std::string PathOf(std::string_view dir, std::string_view name) const;
 
   std::string root_;

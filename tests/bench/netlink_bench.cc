@@ -98,8 +98,10 @@ TransportOpener OpenerOf(std::shared_ptr<ReplayTransport> t) {
   };
 }
 
-void BM_WholeScrapeReplayedCapture(benchmark::State& state) {
-  const std::string dir = std::string(RNIC_FIXTURES_DIR) + "/netlink/rxe-live";
+void BM_WholeScrapeReplayedCapture(benchmark::State& state,
+                                   const char* capture) {
+  const std::string dir =
+      std::string(RNIC_FIXTURES_DIR) + "/netlink/" + capture;
   auto loaded = ReplayTransport::FromDirectory(dir);
   if (!loaded.ok()) {
     state.SkipWithError("no capture");
@@ -120,7 +122,11 @@ void BM_WholeScrapeReplayedCapture(benchmark::State& state) {
   }
   state.counters["series"] = static_cast<double>(series);
 }
-BENCHMARK(BM_WholeScrapeReplayedCapture)->Unit(benchmark::kMicrosecond);
+// 2 rxe devices idle-ish (75 series); and with 1000 QPs, 200 CQs, 100 MRs.
+BENCHMARK_CAPTURE(BM_WholeScrapeReplayedCapture, rxe_live, "rxe-live")
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_WholeScrapeReplayedCapture, rxe_many, "rxe-many")
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace rnic::nl

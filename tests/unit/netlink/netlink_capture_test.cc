@@ -227,7 +227,8 @@ TEST_P(CaptureTest, FewRequestsPerPort) {
 
 INSTANTIATE_TEST_SUITE_P(Rxe, CaptureTest,
                          ::testing::Values("rxe-idle", "rxe-traffic",
-                                           "rxe-live", "rxe-removed"),
+                                           "rxe-live", "rxe-removed",
+                                           "rxe-many"),
                          [](const auto& p) {
                            std::string n = p.param;
                            for (auto& ch : n)
@@ -235,9 +236,9 @@ INSTANTIATE_TEST_SUITE_P(Rxe, CaptureTest,
                            return n;
                          });
 
-std::map<std::string, double> Holder() {
+std::map<std::string, double> Holder(const std::string& capture = "rxe-live") {
   std::map<std::string, double> h;
-  std::ifstream in(FixtureDir("rxe-live") + "/holder.txt");
+  std::ifstream in(FixtureDir(capture) + "/holder.txt");
   for (std::string line; std::getline(in, line);) {
     auto eq = line.find('=');
     if (eq == std::string::npos || line.rfind("holder", 0) == 0 ||
@@ -286,6 +287,32 @@ TEST(CaptureDelta, ResourceHolderMovesMetricsByItsOwnCounts) {
                     {"qp_type", "RC"},
                     {"state", "RESET"}}),
             h.at("qps"));
+}
+
+// A dump spread over many datagrams (1000 QPs) is aggregated completely.
+TEST(CaptureDelta, ThousandQpDumpCountsEveryObject) {
+  const MetricSet m = ScrapeRes("rxe-many");
+  const auto h = Holder("rxe-many");
+  const Labels holder{{"device", "rxe0"}, {"comm", "rnic_res_holder"}};
+  EXPECT_EQ(Sample(m, "rnic_resource_comm_qps", holder), h.at("qps"));
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs", holder), h.at("cqs"));
+  EXPECT_EQ(Sample(m, "rnic_resource_cq_entries", holder), h.at("cqe_total"));
+  EXPECT_EQ(Sample(m, "rnic_resource_mrs", holder), h.at("mrs"));
+  EXPECT_EQ(Sample(m, "rnic_resource_mr_pinned_bytes", holder),
+            h.at("mr_bytes"));
+  auto t = Load("rxe-many");
+  std::size_t messages = 0;
+  bool finished = false;
+  ASSERT_TRUE(WalkMessages(
+                  t->replies().at("RES_QP_GET_dump_dev0"), 0,
+                  [&](const nlmsghdr&) {
+                    ++messages;
+                    return Status::Ok();
+                  },
+                  &finished)
+                  .ok());
+  EXPECT_TRUE(finished);
+  EXPECT_GT(messages, 1u) << "the capture should span several messages";
 }
 
 // A device deleted between scrapes leaves no series behind.

@@ -130,6 +130,27 @@ TEST(NetlinkMlx5, EveryCounterExportedUnderItsKernelName) {
   EXPECT_EQ(hw_families, 11);
 }
 
+TEST(NetlinkHwCounters, LevelsAmongCountersAreGauges) {
+  auto t = Mlx5Kernel();
+  Msg m(kCmdStatGet, 0);
+  m.U32(kAttrDevIndex, 2).Str(kAttrDevName, "mlx5_0").U32(kAttrPortIndex, 1);
+  m.Begin(kAttrStatHwcounters)
+      .Counter("active_qps", 12)
+      .Counter("tx_pkts", 5)
+      .End();
+  t->Set("STAT_GET_dev2_port1", Join({m.Bytes(), ErrorMsg(0)}));
+  NetlinkStatCollector c(OpenerOf(t), {});
+  MetricSet out;
+  ASSERT_TRUE(c.Collect(Ctx(), out).ok());
+  for (const auto& f : out.families()) {
+    if (f.name == "rnic_hw_active_qps") {
+      EXPECT_EQ(f.type, prometheus::MetricType::Gauge);
+    }
+  }
+  EXPECT_EQ(Sample(out, "rnic_hw_active_qps", {{"device", "mlx5_0"}}), 12);
+  EXPECT_EQ(Sample(out, "rnic_hw_tx_pkts_total", {{"device", "mlx5_0"}}), 5);
+}
+
 TEST(NetlinkMlx5, ThirtyTwoBitCountersWrapIntoSixtyFourBits) {
   auto t = Mlx5Kernel();
   NetlinkStatCollector c(OpenerOf(t), {});
@@ -333,11 +354,14 @@ TEST(NetlinkHotplug, RenamedDeviceLeavesNoSeriesUnderItsOldName) {
   EXPECT_EQ(LabelValues(before, "device"), std::vector<std::string>{"mlx5_0"});
   // systemd/rdma-core renames mlx5_0 (same index) to its stable name.
   Msg dev(kCmdGet);
-  dev.U32(kAttrDevIndex, 2).Str(kAttrDevName, "rocep1s0f0").U32(kAttrPortIndex, 1);
+  dev.U32(kAttrDevIndex, 2)
+      .Str(kAttrDevName, "rocep1s0f0")
+      .U32(kAttrPortIndex, 1);
   t->Set("GET_dump", Join({dev.Bytes(), Done()}));
   MetricSet after;
   ASSERT_TRUE(c.Collect(Ctx(), after).ok());
-  EXPECT_EQ(LabelValues(after, "device"), std::vector<std::string>{"rocep1s0f0"});
+  EXPECT_EQ(LabelValues(after, "device"),
+            std::vector<std::string>{"rocep1s0f0"});
   EXPECT_EQ(Sample(after, "rnic_hw_out_of_buffer_total",
                    {{"device", "rocep1s0f0"}, {"port", "1"}}),
             1);

@@ -21,13 +21,11 @@ TEST(ExtendCounterTest, WrapsAcrossSeveralScrapes) {
   WrapState s;
   // 32-bit counter climbing fast: wraps three times over six scrapes.
   const std::uint64_t raws[] = {4000000000u, 4290000000u, 100000000u,
-                                3000000000u, 50u, 4294967000u, 2000000u};
-  const std::uint64_t want[] = {4000000000u,
-                                4290000000u,
-                                k2to32 + 100000000u,
-                                k2to32 + 3000000000u,
-                                2 * k2to32 + 50u,
-                                2 * k2to32 + 4294967000u,
+                                3000000000u, 50u,         4294967000u,
+                                2000000u};
+  const std::uint64_t want[] = {4000000000u,          4290000000u,
+                                k2to32 + 100000000u,  k2to32 + 3000000000u,
+                                2 * k2to32 + 50u,     2 * k2to32 + 4294967000u,
                                 3 * k2to32 + 2000000u};
   std::uint64_t last = 0;
   for (std::size_t i = 0; i < std::size(raws); ++i) {

@@ -10,9 +10,11 @@ namespace {
 // Lower-case kernel names pass unchanged; CamelCase ones (hfi1, irdma) become
 // snake_case so promtool accepts them (the exact name stays in HELP).
 TEST(HwCounterFamilyNameTest, KeepsKernelName) {
-  EXPECT_EQ(HwCounterFamilyName("out_of_buffer"), "rnic_hw_out_of_buffer_total");
+  EXPECT_EQ(HwCounterFamilyName("out_of_buffer"),
+            "rnic_hw_out_of_buffer_total");
   EXPECT_EQ(HwCounterFamilyName("np_cnp_sent"), "rnic_hw_np_cnp_sent_total");
-  EXPECT_EQ(HwCounterFamilyName("ip4InDiscards"), "rnic_hw_ip4_in_discards_total");
+  EXPECT_EQ(HwCounterFamilyName("ip4InDiscards"),
+            "rnic_hw_ip4_in_discards_total");
 }
 
 TEST(HwCounterFamilyNameTest, SanitizesCharactersMetricNamesCannotHold) {
@@ -26,7 +28,8 @@ TEST(HwCounterFamilyNameTest, SanitizesCharactersMetricNamesCannotHold) {
 TEST(HwCounterFamilyNameTest, CamelCaseBecomesSnakeCase) {
   EXPECT_EQ(HwCounterFamilyName("DcRcvPkts"), "rnic_hw_dc_rcv_pkts_total");
   EXPECT_EQ(HwCounterFamilyName("tcpInSegs"), "rnic_hw_tcp_in_segs_total");
-  EXPECT_EQ(HwCounterFamilyName("DRIVER_KernIntr"), "rnic_hw_driver_kern_intr_total");
+  EXPECT_EQ(HwCounterFamilyName("DRIVER_KernIntr"),
+            "rnic_hw_driver_kern_intr_total");
   EXPECT_EQ(HwCounterFamilyName("RDMA_Sends"), "rnic_hw_rdma_sends_total");
   EXPECT_EQ(HwCounterFamilyName("VL15_dropped"), "rnic_hw_vl15_dropped_total");
 }

@@ -72,9 +72,9 @@ TEST(ParseRateTest, KernelFormats) {
 }
 
 TEST(ParseRateTest, OddStrings) {
-  for (const char* s : {"", "\n", "fast\n", "100\n", "Gb/sec 100\n",
-                        "-10 Gb/sec\n", "100 GB/sec\n", "1e3 Gb/sec\n",
-                        "nan Gb/sec\n", "10 furlongs/sec\n"}) {
+  for (const char* s :
+       {"", "\n", "fast\n", "100\n", "Gb/sec 100\n", "-10 Gb/sec\n",
+        "100 GB/sec\n", "1e3 Gb/sec\n", "nan Gb/sec\n", "10 furlongs/sec\n"}) {
     EXPECT_FALSE(ParseRateBytesPerSecond(s)) << s;
   }
 }

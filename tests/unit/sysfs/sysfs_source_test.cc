@@ -64,10 +64,9 @@ std::vector<std::string> Names(const SysfsSource& s) {
 TEST(SysfsSourceTest, ReadsEveryFixtureDeviceSorted) {
   SysfsSource s(FixtureSysfs());
   ASSERT_TRUE(s.Read({}).ok());
-  EXPECT_EQ(Names(s),
-            (std::vector<std::string>{"bnxt_re0", "hfi1_0", "i40iw0", "mlx4_0",
-                                      "mlx5_0", "mlx5_1", "rdmap0s6", "rxe0",
-                                      "rxe1"}));
+  EXPECT_EQ(Names(s), (std::vector<std::string>{"bnxt_re0", "hfi1_0", "i40iw0",
+                                                "mlx4_0", "mlx5_0", "mlx5_1",
+                                                "rdmap0s6", "rxe0", "rxe1"}));
 }
 
 TEST(SysfsSourceTest, Mlx5RocePf) {
@@ -350,7 +349,10 @@ TEST(SysfsSourceTest, MissingClassDirMeansNoDevices) {
 
 TEST(SysfsSourceTest, VanishedFileMarksDeviceForRelisting) {
   ScratchSysfs tree;
-  SysfsSource s(tree.root());
+  // Reads through the boundary (no kept-open descriptors): on a disk
+  // filesystem an open file survives unlink, on sysfs it reads ENODEV.
+  FakeReader fake;
+  SysfsSource s(tree.root(), fake.Fn());
   ASSERT_TRUE(s.Read({}).ok());
   const std::uint64_t first = Dev(s, "bnxt_re0")->instance;
   std::filesystem::remove(tree.ib("bnxt_re0/ports/1/hw_counters/dup_req"));
@@ -359,6 +361,38 @@ TEST(SysfsSourceTest, VanishedFileMarksDeviceForRelisting) {
   const DeviceSnapshot* d = Dev(s, "bnxt_re0");
   EXPECT_NE(d->instance, first);
   EXPECT_EQ(File(d->ports.at(0).hw_counters, "dup_req"), nullptr);
+}
+
+TEST(SysfsSourceTest, KeepsDescriptorsOpenAndSeesNewValues) {
+  ScratchSysfs tree;
+  const long before = CachedFdsInUse();
+  {
+    SysfsSource s(tree.root());
+    ASSERT_TRUE(s.Read({}).ok());
+    const long kept = CachedFdsInUse() - before;
+    EXPECT_GT(kept, 100);
+    EXPECT_LE(kept + before, CachedFdBudget());
+    // Rewritten in place (same inode): the kept descriptor reads the new
+    // value, as sysfs regenerates it on every read at offset 0.
+    tree.Write("rxe0/ports/1/hw_counters/sent_pkts", "146700\n");
+    tree.Write("rxe0/ports/1/state", "1: DOWN\n");
+    ASSERT_TRUE(s.Read({}).ok());
+    EXPECT_EQ(CachedFdsInUse() - before, kept);  // no new descriptors
+    const PortSnapshot& p = Dev(s, "rxe0")->ports.at(0);
+    EXPECT_EQ(File(p.hw_counters, "sent_pkts")->value, 146700u);
+    EXPECT_EQ(p.state, 1u);
+  }
+  EXPECT_EQ(CachedFdsInUse(), before);  // all closed with the source
+}
+
+TEST(SysfsSourceTest, ForgottenDeviceClosesItsDescriptors) {
+  ScratchSysfs tree;
+  SysfsSource s(tree.root());
+  ASSERT_TRUE(s.Read({}).ok());
+  const long all = CachedFdsInUse();
+  ASSERT_TRUE(
+      s.Read({}, [](std::string_view n) { return n != "bnxt_re0"; }).ok());
+  EXPECT_LT(CachedFdsInUse(), all);
 }
 
 }  // namespace

@@ -17,7 +17,9 @@
 
 namespace rnic::sysfs::testing {
 
-inline std::string FixtureSysfs() { return std::string(RNIC_FIXTURES_DIR) + "/sys"; }
+inline std::string FixtureSysfs() {
+  return std::string(RNIC_FIXTURES_DIR) + "/sys";
+}
 
 // A private copy of the fixture tree (symlinks kept as symlinks), removed
 // when the object goes away. For tests that change files.
@@ -32,9 +34,8 @@ class ScratchSysfs {
         std::filesystem::is_directory("/dev/shm", ec)
             ? std::filesystem::path("/dev/shm")
             : std::filesystem::temp_directory_path();
-    root_ = base /
-            ("rnic_sysfs_" + std::to_string(::getpid()) + "_" +
-             std::to_string(seq++));
+    root_ = base / ("rnic_sysfs_" + std::to_string(::getpid()) + "_" +
+                    std::to_string(seq++));
     std::filesystem::remove_all(root_);
     std::filesystem::copy(FixtureSysfs(), root_,
                           std::filesystem::copy_options::recursive |
@@ -57,7 +58,8 @@ class ScratchSysfs {
 
 using LabelMap = std::map<std::string, std::string>;
 
-inline void ScratchSysfs::Write(const std::string& rel, const std::string& content) const {
+inline void ScratchSysfs::Write(const std::string& rel,
+                                const std::string& content) const {
   std::ofstream out(ib(rel), std::ios::trunc);
   out << content;
 }
@@ -71,7 +73,7 @@ inline LabelMap ToMap(const prometheus::ClientMetric& m) {
 }
 
 inline double ValueOf(const prometheus::MetricFamily& f,
-               const prometheus::ClientMetric& m) {
+                      const prometheus::ClientMetric& m) {
   return f.type == prometheus::MetricType::Counter ? m.counter.value
                                                    : m.gauge.value;
 }

@@ -1,4 +1,5 @@
-"""Two-VM netem run: Prometheus must see the sequence-error counters rise."""
+"""Two-VM netem run: Prometheus must see the sequence-error counters rise, and
+the shipped recording rules a retransmit rate."""
 import rnicvm
 
 # (vm, counter) pairs that the loss must move.
@@ -24,6 +25,11 @@ def run():
     for vm, counter in EXPECTED:
         v = prom.wait_value(series(vm, counter), lambda v: v > baseline[vm, counter], timeout=20)
         rnicvm.log(f"{vm} {counter}: {baseline[vm, counter]:g} -> {v:g}")
+    # The shipped recording rules (dashboards/rules) turn rxe's
+    # completer_retry_err into the vendor-neutral retransmit rate.
+    rule = 'device_port:rnic_retransmits:rate5m{vm="client",device="rxe0",port="1"}'
+    v = prom.wait_value(rule, lambda v: v > 0, timeout=20)
+    rnicvm.log(f"recording rule {rule} = {v:.3g}/s")
 
 
 rnicvm.main(run)

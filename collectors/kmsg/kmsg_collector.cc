@@ -1,0 +1,65 @@
+#include "collectors/kmsg/kmsg_collector.h"
+
+#include <spdlog/spdlog.h>
+
+#include "collectors/kmsg/kmsg_reader.h"
+
+namespace rnic {
+namespace {
+
+class KmsgCollector : public Collector {
+ public:
+  KmsgCollector(std::unique_ptr<kmsg::KmsgReader> reader, Error open_error)
+      : reader_(std::move(reader)), open_error_(std::move(open_error)) {}
+
+  Status Collect(const ScrapeContext& /*ctx*/, MetricSet& out) override {
+    // Without a readable log (no CAP_SYSLOG with dmesg_restrict=1, or no
+    // /dev/kmsg in a container) the collector reports failure rather than
+    // exporting zeros it never observed.
+    if (!reader_) return open_error_;
+    reader_->AppendTo(out);
+    return Status::Ok();
+  }
+
+ private:
+  std::unique_ptr<kmsg::KmsgReader> reader_;
+  Error open_error_;
+};
+
+}  // namespace
+
+CollectorSpec MakeKmsgCollectorSpec() {
+  CollectorSpec spec;
+  spec.name = "kmsg";
+  spec.help =
+      "CQ errors from the kernel log (mlx5 'CQ error on CQN .., syndrome ..'),"
+      " read from --path.devkmsg starting at the end of the log when the "
+      "exporter starts.";
+  spec.default_enabled = true;
+  spec.metrics = {
+      {"rnic_kernel_cq_errors_total", "counter", "device,pci,syndrome,reason",
+       "Kernel CQ error lines by RDMA device, PCI function and syndrome."},
+      {"rnic_kernel_log_records_total", "counter", "",
+       "Kernel log records read."},
+      {"rnic_kernel_log_records_lost_total", "counter", "",
+       "Kernel log records lost to ring-buffer overruns."},
+  };
+  spec.factory =
+      [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
+    kmsg::KmsgReaderOptions o;
+    o.path = args.paths.devkmsg;
+    o.sysfs_root = args.paths.sysfs;
+    auto r = kmsg::KmsgReader::Start(o);
+    if (!r) {
+      spdlog::warn("kmsg: {}; rnic_kernel_cq_errors_total unavailable",
+                   r.error().ToString());
+      return std::unique_ptr<Collector>(
+          std::make_unique<KmsgCollector>(nullptr, r.error()));
+    }
+    return std::unique_ptr<Collector>(
+        std::make_unique<KmsgCollector>(std::move(*r), Error{}));
+  };
+  return spec;
+}
+
+}  // namespace rnic

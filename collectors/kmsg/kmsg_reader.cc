@@ -1,0 +1,191 @@
+#include "collectors/kmsg/kmsg_reader.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "collectors/kmsg/kmsg_parser.h"
+#include "collectors/kmsg/pci_device_map.h"
+
+namespace rnic::kmsg {
+namespace {
+
+// /dev/kmsg hands out one record per read() and fails with EINVAL if the
+// buffer is too small for it; records are at most ~1 KiB of text plus the
+// dictionary, so 16 KiB is plenty (and batches many lines of a plain file).
+constexpr std::size_t kBuf = 16384;
+constexpr auto kPciMapMaxAge = std::chrono::seconds(1);
+
+}  // namespace
+
+KmsgReader::KmsgReader(KmsgReaderOptions opts, int fd)
+    : opts_(std::move(opts)), fd_(fd) {}
+
+Result<std::unique_ptr<KmsgReader>> KmsgReader::Start(KmsgReaderOptions opts) {
+  const int fd = open(opts.path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Error::FromErrno("open " + opts.path, errno);
+  // /dev/kmsg: SEEK_END moves to after the newest record. A pipe cannot
+  // seek (ESPIPE), which is fine: it only has what is written from now on.
+  if (opts.seek_end) lseek(fd, 0, SEEK_END);
+  std::unique_ptr<KmsgReader> r(new KmsgReader(std::move(opts), fd));
+  r->pci_map_ = ReadPciToRdmaDevice(r->opts_.sysfs_root);
+  r->pci_map_time_ = std::chrono::steady_clock::now();
+  r->thread_ = std::thread([p = r.get()] { p->Loop(); });
+  return r;
+}
+
+KmsgReader::~KmsgReader() {
+  {
+    std::lock_guard lock(wait_mu_);
+    stop_ = true;
+  }
+  wait_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  close(fd_);
+}
+
+void KmsgReader::Loop() {
+  std::string buf(kBuf, '\0');
+  const int poll_ms = static_cast<int>(opts_.idle_wait.count());
+  while (!stop_.load()) {
+    pollfd pfd{fd_, POLLIN, 0};
+    // Bounded so shutdown is noticed; a burst is drained in the inner loop.
+    if (poll(&pfd, 1, poll_ms) < 0 && errno != EINTR) {
+      spdlog::warn("kmsg: poll {}: {}", opts_.path, std::strerror(errno));
+    }
+    bool eof = false;
+    while (!stop_.load()) {
+      const ssize_t n = read(fd_, buf.data(), buf.size());
+      if (n > 0) {
+        HandleChunk(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+        continue;
+      }
+      if (n == 0) {  // end of a regular file, or a pipe without writers
+        eof = true;
+        break;
+      }
+      if (errno == EPIPE) {
+        // The ring buffer overwrote records we had not read yet; the next
+        // read continues at the oldest record still there. The exact count
+        // comes from the sequence-number gap.
+        spdlog::debug("kmsg: {} overrun (EPIPE)", opts_.path);
+        continue;
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        spdlog::warn("kmsg: read {}: {}", opts_.path, std::strerror(errno));
+        eof = true;
+      }
+      break;
+    }
+    if (eof) {
+      std::unique_lock lock(wait_mu_);
+      wait_cv_.wait_for(lock, opts_.idle_wait, [this] { return stop_.load(); });
+    }
+  }
+}
+
+void KmsgReader::HandleChunk(std::string_view chunk) {
+  // /dev/kmsg: one record per read, ending in '\n', continuation lines
+  // (" KEY=value") included. A plain file or pipe: any number of lines,
+  // possibly cut in the middle; keep the tail for the next read.
+  pending_.append(chunk);
+  std::size_t start = 0;
+  while (true) {
+    const auto nl = pending_.find('\n', start);
+    if (nl == std::string::npos) break;
+    // Extend the record over following continuation lines in the buffer.
+    std::size_t end = nl;
+    while (end + 1 < pending_.size() && pending_[end + 1] == ' ') {
+      const auto next = pending_.find('\n', end + 1);
+      if (next == std::string::npos) break;
+      end = next;
+    }
+    HandleRecord(std::string_view(pending_).substr(start, end + 1 - start));
+    start = end + 1;
+  }
+  pending_.erase(0, start);
+  if (pending_.size() > kBuf * 4) pending_.clear();  // a line with no end
+}
+
+std::string KmsgReader::DeviceFor(const std::string& pci) {
+  if (pci.empty()) return {};
+  auto it = pci_map_.find(pci);
+  const auto now = std::chrono::steady_clock::now();
+  // Devices come and go and get renamed: refresh on a miss or when old,
+  // at most once a second even in a burst.
+  if ((it == pci_map_.end() || now - pci_map_time_ > kPciMapMaxAge) &&
+      now - pci_map_time_ >= kPciMapMaxAge) {
+    pci_map_ = ReadPciToRdmaDevice(opts_.sysfs_root);
+    pci_map_time_ = now;
+    it = pci_map_.find(pci);
+  }
+  return it == pci_map_.end() ? std::string() : it->second;
+}
+
+void KmsgReader::HandleRecord(std::string_view record) {
+  if (record.empty() || record.front() == ' ') return;
+  const KmsgRecord r = ParseKmsgRecord(record);
+  std::uint64_t gap = 0;
+  if (r.has_seq) {
+    if (have_seq_ && r.seq > last_seq_ + 1) gap = r.seq - last_seq_ - 1;
+    last_seq_ = r.seq;
+    have_seq_ = true;
+  }
+  auto e = ParseCqError(r.message, r.device);
+  std::string dev;
+  if (e) dev = DeviceFor(e->pci);
+  std::lock_guard lock(mu_);
+  ++records_;
+  lost_ += gap;
+  if (e) ++cq_errors_[{dev, e->pci, e->syndrome}];
+}
+
+void KmsgReader::AppendTo(MetricSet& out) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [k, n] : cq_errors_) {
+    const auto& [dev, pci, syn] = k;
+    out.AddCounter(
+        "rnic_kernel_cq_errors_total",
+        "Kernel log lines 'CQ error on CQN .., syndrome ..' (mlx5) since the "
+        "exporter started, by RDMA device (\"\" if the PCI function maps to "
+        "none), PCI function, syndrome and its meaning (0x1 overrun, 0x2 "
+        "access_violation).",
+        {{"device", dev},
+         {"pci", pci},
+         {"syndrome", SyndromeHex(syn)},
+         {"reason", SyndromeReason(syn)}},
+        static_cast<double>(n));
+  }
+  out.AddCounter("rnic_kernel_log_records_total",
+                 "Kernel log records read since the exporter started.", {},
+                 static_cast<double>(records_));
+  out.AddCounter("rnic_kernel_log_records_lost_total",
+                 "Kernel log records overwritten before the exporter read "
+                 "them (sequence-number gaps).",
+                 {}, static_cast<double>(lost_));
+}
+
+std::uint64_t KmsgReader::records() const {
+  std::lock_guard lock(mu_);
+  return records_;
+}
+
+std::uint64_t KmsgReader::lost() const {
+  std::lock_guard lock(mu_);
+  return lost_;
+}
+
+std::uint64_t KmsgReader::CqErrors(const std::string& device,
+                                   const std::string& pci,
+                                   std::uint32_t syndrome) const {
+  std::lock_guard lock(mu_);
+  auto it = cq_errors_.find({device, pci, syndrome});
+  return it == cq_errors_.end() ? 0 : it->second;
+}
+
+}  // namespace rnic::kmsg

@@ -1,0 +1,78 @@
+// Follows the kernel log (/dev/kmsg, or any file or pipe standing in for
+// it) in its own thread and counts mlx5 "CQ error on CQN" lines by RDMA
+// device and syndrome. Starts at the END of the log (records logged before
+// the exporter started are not counted: they were probably counted by the
+// previous instance, and a restart must not replay them as new errors).
+// Scrapes only copy counters under a mutex; they never touch the fd.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include "collectors/common/metric_set.h"
+#include "collectors/common/result.h"
+
+namespace rnic::kmsg {
+
+struct KmsgReaderOptions {
+  std::string path = "/dev/kmsg";
+  std::string sysfs_root = "/sys";
+  bool seek_end = true;
+  std::chrono::milliseconds idle_wait{200};  // poll timeout / EOF back-off
+};
+
+class KmsgReader {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<KmsgReader>> Start(
+      KmsgReaderOptions opts);
+  ~KmsgReader();
+  KmsgReader(const KmsgReader&) = delete;
+  KmsgReader& operator=(const KmsgReader&) = delete;
+
+  void AppendTo(MetricSet& out) const;
+  [[nodiscard]] std::uint64_t records() const;
+  [[nodiscard]] std::uint64_t lost() const;
+  // Count for one (device, pci, syndrome); for tests.
+  [[nodiscard]] std::uint64_t CqErrors(const std::string& device,
+                                       const std::string& pci,
+                                       std::uint32_t syndrome) const;
+  // Processes one record (what one read() of /dev/kmsg returns). Public so
+  // tests can feed records without a thread.
+  void HandleRecord(std::string_view record);
+
+ private:
+  KmsgReader(KmsgReaderOptions opts, int fd);
+  void Loop();
+  void HandleChunk(std::string_view chunk);
+  std::string DeviceFor(const std::string& pci);
+
+  KmsgReaderOptions opts_;
+  int fd_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex wait_mu_;
+  std::condition_variable wait_cv_;
+  std::string pending_;  // partial line from a plain file or pipe
+
+  // Reader thread only.
+  std::map<std::string, std::string> pci_map_;
+  std::chrono::steady_clock::time_point pci_map_time_{};
+  std::uint64_t last_seq_ = 0;
+  bool have_seq_ = false;
+
+  mutable std::mutex mu_;
+  std::map<std::tuple<std::string, std::string, std::uint32_t>, std::uint64_t>
+      cq_errors_;
+  std::uint64_t records_ = 0;
+  std::uint64_t lost_ = 0;
+};
+
+}  // namespace rnic::kmsg

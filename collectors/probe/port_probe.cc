@@ -1,0 +1,457 @@
+#include "collectors/probe/port_probe.h"
+
+#include <sys/mman.h>
+#include <time.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+namespace rnic::probe {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Busy-poll this long before sleeping between polls: long enough for any
+// real RDMA completion, short enough that a dead port costs little CPU.
+constexpr auto kSpin = std::chrono::microseconds(200);
+constexpr auto kNap = std::chrono::microseconds(50);
+
+constexpr int kAccess =
+    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+bool IsIpv4Mapped(const ibv_gid& g) {
+  static const std::uint8_t kPrefix[12] = {0, 0, 0, 0, 0,    0,
+                                           0, 0, 0, 0, 0xff, 0xff};
+  return std::memcmp(g.raw, kPrefix, sizeof(kPrefix)) == 0;
+}
+
+void Nap() {
+  timespec ts{0, std::chrono::nanoseconds(kNap).count()};
+  nanosleep(&ts, nullptr);
+}
+
+std::uint8_t LoadByte(const char* p) {
+  return static_cast<std::uint8_t>(__atomic_load_n(p, __ATOMIC_ACQUIRE));
+}
+
+}  // namespace
+
+Result<int> ChooseGid(ibv_context* ctx, int port, const ibv_port_attr& attr,
+                      int configured) {
+  if (configured >= 0) return configured;
+  if (attr.link_layer != IBV_LINK_LAYER_ETHERNET) return 0;
+  // Entry by entry: ibv_query_gid_table() needs a buffer for the whole
+  // device table, which overflows the ioctl's 16-bit length on rxe (1024
+  // entries). The IPv4-mapped entry sits near the start, so this is short.
+  int first = -1, first_v2 = -1;
+  for (int idx = 0; idx < attr.gid_tbl_len; ++idx) {
+    ibv_gid_entry e{};
+    if (ibv_query_gid_ex(ctx, static_cast<std::uint32_t>(port),
+                         static_cast<std::uint32_t>(idx), &e, 0) != 0) {
+      continue;  // ENODATA: empty entry
+    }
+    if (first < 0) first = idx;
+    if (e.gid_type != IBV_GID_TYPE_ROCE_V2) continue;
+    if (first_v2 < 0) first_v2 = idx;
+    if (IsIpv4Mapped(e.gid)) return idx;
+  }
+  if (first_v2 >= 0) return first_v2;
+  if (first >= 0) return first;
+  return Error{"no valid GID on the port (netdev without an address?)",
+               ENODATA};
+}
+
+PortProbe::PortProbe(ibv_context* ctx, int port, const ProbeConfig& cfg)
+    : ctx_(ctx), port_(port), cfg_(cfg) {}
+
+Result<std::unique_ptr<PortProbe>> PortProbe::Create(
+    ibv_context* ctx, const ibv_device_attr& dev_attr, int port,
+    const ProbeConfig& cfg) {
+  std::unique_ptr<PortProbe> p(new PortProbe(ctx, port, cfg));
+  if (Status s = p->Build(dev_attr); !s.ok()) return s.error();
+  return p;
+}
+
+PortProbe::~PortProbe() {
+  // QPs before CQs, MRs before the PD: the order the kernel insists on.
+  for (auto& s : side_) {
+    if (s.qp) ibv_destroy_qp(s.qp);
+  }
+  for (auto& s : side_) {
+    if (s.cq) ibv_destroy_cq(s.cq);
+    if (s.mr) ibv_dereg_mr(s.mr);
+    if (s.buf) munmap(s.buf, buf_bytes_);
+  }
+  if (pd_) ibv_dealloc_pd(pd_);
+}
+
+Status PortProbe::Build(const ibv_device_attr& dev_attr) {
+  if (ibv_query_port(ctx_, static_cast<std::uint8_t>(port_), &port_attr_)) {
+    return Error::FromErrno("ibv_query_port", errno);
+  }
+  auto gid = ChooseGid(ctx_, port_, port_attr_, cfg_.gid_index);
+  if (!gid) return gid.error();
+  gid_index_ = *gid;
+  if (ibv_query_gid(ctx_, static_cast<std::uint8_t>(port_), gid_index_,
+                    &gid_)) {
+    return Error::FromErrno("ibv_query_gid " + std::to_string(gid_index_),
+                            errno);
+  }
+  pd_ = ibv_alloc_pd(ctx_);
+  if (!pd_) return Error::FromErrno("ibv_alloc_pd", errno);
+
+  slot_bytes_ = (cfg_.MaxSize() + 63) / 64 * 64;
+  buf_bytes_ = (4 * slot_bytes_ + 4095) / 4096 * 4096;
+  int access = kAccess;
+  if (dev_attr.atomic_cap != IBV_ATOMIC_NONE)
+    access |= IBV_ACCESS_REMOTE_ATOMIC;
+  const int sq = std::min(cfg_.sq_depth, dev_attr.max_qp_wr);
+  const int rq = std::min(cfg_.rq_depth, dev_attr.max_qp_wr);
+  const int cqe = std::min(cfg_.cq_depth, dev_attr.max_cqe);
+  for (auto& s : side_) {
+    void* mem = mmap(nullptr, buf_bytes_, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (mem == MAP_FAILED) return Error::FromErrno("mmap", errno);
+    s.buf = static_cast<char*>(mem);
+    s.mr = ibv_reg_mr(pd_, s.buf, buf_bytes_, access);
+    if (!s.mr) return Error::FromErrno("ibv_reg_mr", errno);
+    s.cq = ibv_create_cq(
+        ctx_, cqe, reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_)),
+        nullptr, 0);
+    if (!s.cq) return Error::FromErrno("ibv_create_cq", errno);
+    ibv_qp_init_attr ia{};
+    ia.qp_context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_));
+    ia.send_cq = s.cq;
+    ia.recv_cq = s.cq;
+    ia.qp_type = IBV_QPT_RC;
+    ia.sq_sig_all = 0;
+    ia.cap.max_send_wr = static_cast<std::uint32_t>(sq);
+    ia.cap.max_recv_wr = static_cast<std::uint32_t>(rq);
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    ia.cap.max_inline_data = 64;
+    s.qp = ibv_create_qp(pd_, &ia);
+    if (!s.qp) {
+      // Some providers refuse inline data; retry without it.
+      ia.cap.max_inline_data = 0;
+      s.qp = ibv_create_qp(pd_, &ia);
+    }
+    if (!s.qp) {
+      const int err = errno;
+      return Error::FromErrno(
+          "ibv_create_qp(RC)",
+          err == EINVAL || err == EOPNOTSUPP ? EOPNOTSUPP : err);
+    }
+    max_inline_ = ia.cap.max_inline_data;
+  }
+  if (Status st = Connect(side_[0], side_[1]); !st.ok()) return st;
+  if (Status st = Connect(side_[1], side_[0]); !st.ok()) return st;
+  for (auto& s : side_) {
+    for (int i = 0; i < std::min(rq, 4); ++i) {
+      if (Status st = PostRecv(s); !st.ok()) return st;
+    }
+  }
+  return Status::Ok();
+}
+
+Status PortProbe::Connect(Side& self, const Side& peer) {
+  ibv_qp_attr a{};
+  a.qp_state = IBV_QPS_INIT;
+  a.pkey_index = 0;
+  a.port_num = static_cast<std::uint8_t>(port_);
+  a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                      IBV_ACCESS_REMOTE_ATOMIC;
+  if (ibv_modify_qp(self.qp, &a,
+                    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                        IBV_QP_ACCESS_FLAGS)) {
+    return Error::FromErrno("modify_qp INIT", errno);
+  }
+  a = {};
+  a.qp_state = IBV_QPS_RTR;
+  a.path_mtu = port_attr_.active_mtu;
+  a.dest_qp_num = peer.qp->qp_num;
+  a.rq_psn = 0;
+  a.max_dest_rd_atomic = 1;
+  a.min_rnr_timer = 12;
+  a.ah_attr.port_num = static_cast<std::uint8_t>(port_);
+  a.ah_attr.dlid = port_attr_.lid;
+  if (port_attr_.link_layer == IBV_LINK_LAYER_ETHERNET) {
+    a.ah_attr.is_global = 1;
+    a.ah_attr.grh.dgid = gid_;
+    a.ah_attr.grh.sgid_index = static_cast<std::uint8_t>(gid_index_);
+    a.ah_attr.grh.hop_limit = 1;
+  }
+  if (ibv_modify_qp(self.qp, &a,
+                    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+                        IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                        IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+    return Error::FromErrno("modify_qp RTR", errno);
+  }
+  a = {};
+  a.qp_state = IBV_QPS_RTS;
+  a.timeout = 14;  // 4.096 us * 2^14 = 67 ms per transport retry
+  a.retry_cnt = 7;
+  a.rnr_retry = 7;
+  a.sq_psn = 0;
+  a.max_rd_atomic = 1;
+  if (ibv_modify_qp(self.qp, &a,
+                    IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                        IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                        IBV_QP_MAX_QP_RD_ATOMIC)) {
+    return Error::FromErrno("modify_qp RTS", errno);
+  }
+  return Status::Ok();
+}
+
+Status PortProbe::PostRecv(Side& s) {
+  ibv_sge sge{reinterpret_cast<std::uintptr_t>(Slot(s, 2)),
+              static_cast<std::uint32_t>(slot_bytes_), s.mr->lkey};
+  ibv_recv_wr wr{};
+  wr.wr_id = 0;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  if (int rc = ibv_post_recv(s.qp, &wr, &bad)) {
+    return Error::FromErrno("ibv_post_recv", rc);
+  }
+  return Status::Ok();
+}
+
+Status PortProbe::PostOne(Side& from, const Side& to, Operation op,
+                          std::uint32_t size) {
+  ibv_sge sge{};
+  ibv_send_wr wr{};
+  wr.wr_id = ++wr_seq_;
+  wr.sg_list = &sge;
+  wr.num_sge = 1;
+  wr.send_flags = IBV_SEND_SIGNALED;
+  sge.lkey = from.mr->lkey;
+  sge.addr = reinterpret_cast<std::uintptr_t>(Slot(from, 1));
+  sge.length = size;
+  switch (op) {
+    case Operation::kSend:
+      wr.opcode = IBV_WR_SEND;
+      break;
+    case Operation::kWrite:
+      wr.opcode = IBV_WR_RDMA_WRITE;
+      wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(Slot(to, 0));
+      wr.wr.rdma.rkey = to.mr->rkey;
+      break;
+    case Operation::kRead:
+      wr.opcode = IBV_WR_RDMA_READ;
+      wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(Slot(to, 0));
+      wr.wr.rdma.rkey = to.mr->rkey;
+      break;
+    case Operation::kAtomicCmpSwap:
+    case Operation::kAtomicFetchAdd:
+      sge.length = 8;
+      wr.opcode = op == Operation::kAtomicCmpSwap ? IBV_WR_ATOMIC_CMP_AND_SWP
+                                                  : IBV_WR_ATOMIC_FETCH_AND_ADD;
+      wr.wr.atomic.remote_addr = reinterpret_cast<std::uintptr_t>(Slot(to, 3));
+      wr.wr.atomic.rkey = to.mr->rkey;
+      wr.wr.atomic.compare_add =
+          op == Operation::kAtomicCmpSwap ? atomic_expect_ : 1;
+      wr.wr.atomic.swap = atomic_expect_ + 1;
+      ++atomic_expect_;  // both ops move the word up by one
+      break;
+  }
+  if ((op == Operation::kSend || op == Operation::kWrite) &&
+      size <= max_inline_) {
+    wr.send_flags |= IBV_SEND_INLINE;
+  }
+  ibv_send_wr* bad = nullptr;
+  if (int rc = ibv_post_send(from.qp, &wr, &bad)) {
+    return Error::FromErrno("ibv_post_send", rc);
+  }
+  return Status::Ok();
+}
+
+template <typename Pred>
+bool PortProbe::Reap(Side& s, Pred done, Clock::time_point deadline,
+                     OpOutcome& out) {
+  const auto spin_until = Clock::now() + kSpin;
+  ibv_wc wc[8];
+  while (!done()) {
+    const int n = ibv_poll_cq(s.cq, 8, wc);
+    if (n < 0) {
+      out.error = "ibv_poll_cq failed";
+      return false;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (wc[i].status != IBV_WC_SUCCESS) {
+        if (!out.wc_status) out.wc_status = wc[i].status;
+        return false;
+      }
+      if (wc[i].opcode & IBV_WC_RECV) {
+        ++s.recvs_done;
+        if (Status st = PostRecv(s); !st.ok()) {
+          out.error = st.error().ToString();
+          return false;
+        }
+      } else {
+        ++s.sends_done;
+      }
+    }
+    if (n > 0) continue;
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      out.timeout = true;
+      return false;
+    }
+    if (now >= spin_until) Nap();
+  }
+  return true;
+}
+
+template <typename Pred>
+bool PortProbe::WaitMemory(Pred ready, Clock::time_point deadline) {
+  const auto spin_until = Clock::now() + kSpin;
+  while (!ready()) {
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    if (now >= spin_until) Nap();
+  }
+  return true;
+}
+
+// One ping (or one request) of `op`. SEND and WRITE go A -> B -> A, the way
+// perftest's two sides alternate, and every send completion is reaped inside
+// the timed region as perftest does on each side.
+bool PortProbe::OneIteration(Operation op, std::uint32_t size, OpOutcome& out) {
+  Side& a = side_[0];
+  Side& b = side_[1];
+  const auto deadline = Clock::now() + cfg_.op_timeout;
+  const std::uint64_t a_sends = a.sends_done, b_sends = b.sends_done;
+  auto fail_post = [&](const Status& st) {
+    out.error = st.error().ToString();
+    return false;
+  };
+  switch (op) {
+    case Operation::kWrite: {
+      if (++tag_ == 0) tag_ = 1;
+      const std::size_t last = size - 1;
+      // The receiver polls the last byte; clear it first so a byte left
+      // from an earlier, larger write cannot look like an arrival.
+      Slot(a, 0)[last] = 0;
+      Slot(b, 0)[last] = 0;
+      Slot(a, 1)[last] = static_cast<char>(tag_);
+      Slot(b, 1)[last] = static_cast<char>(tag_);
+      if (Status st = PostOne(a, b, op, size); !st.ok()) return fail_post(st);
+      if (!WaitMemory([&] { return LoadByte(Slot(b, 0) + last) == tag_; },
+                      deadline)) {
+        out.timeout = true;
+        return false;
+      }
+      if (Status st = PostOne(b, a, op, size); !st.ok()) return fail_post(st);
+      if (!WaitMemory([&] { return LoadByte(Slot(a, 0) + last) == tag_; },
+                      deadline)) {
+        out.timeout = true;
+        return false;
+      }
+      return Reap(
+                 a, [&] { return a.sends_done > a_sends; }, deadline, out) &&
+             Reap(
+                 b, [&] { return b.sends_done > b_sends; }, deadline, out);
+    }
+    case Operation::kSend: {
+      const std::uint64_t a_recvs = a.recvs_done, b_recvs = b.recvs_done;
+      if (Status st = PostOne(a, b, op, size); !st.ok()) return fail_post(st);
+      if (!Reap(
+              b, [&] { return b.recvs_done > b_recvs; }, deadline, out)) {
+        return false;
+      }
+      if (Status st = PostOne(b, a, op, size); !st.ok()) return fail_post(st);
+      return Reap(
+                 a,
+                 [&] {
+                   return a.recvs_done > a_recvs && a.sends_done > a_sends;
+                 },
+                 deadline, out) &&
+             Reap(
+                 b, [&] { return b.sends_done > b_sends; }, deadline, out);
+    }
+    case Operation::kRead:
+    case Operation::kAtomicCmpSwap:
+    case Operation::kAtomicFetchAdd: {
+      if (Status st = PostOne(a, b, op, size); !st.ok()) return fail_post(st);
+      return Reap(
+          a, [&] { return a.sends_done > a_sends; }, deadline, out);
+    }
+  }
+  return false;
+}
+
+OpOutcome PortProbe::Run(Operation op, std::uint32_t size, int iterations) {
+  OpOutcome out;
+  if (IsAtomic(op)) size = 8;
+  out.samples.reserve(static_cast<std::size_t>(iterations));
+  if (!OneIteration(op, size, out)) return out;  // warm-up, not recorded
+  const double factor = IsHalfRoundTrip(op) ? 0.5 : 1.0;
+  for (int i = 0; i < iterations; ++i) {
+    const auto t0 = Clock::now();
+    if (!OneIteration(op, size, out)) return out;
+    const auto t1 = Clock::now();
+    out.samples.push_back(std::chrono::duration<double>(t1 - t0).count() *
+                          factor);
+  }
+  return out;
+}
+
+Status PortProbe::ProvokeCqOverrun(int writes) {
+  // A throw-away QP pair whose only CQ has one entry; B's buffer is the
+  // target. The provider drops the completions that do not fit and raises
+  // IBV_EVENT_CQ_ERR, which the event thread counts.
+  ibv_cq* cq = ibv_create_cq(
+      ctx_, 1,
+      reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_) | kTestCqFlag),
+      nullptr, 0);
+  if (!cq) return Error::FromErrno("ibv_create_cq(1)", errno);
+  ibv_qp* qp[2] = {nullptr, nullptr};
+  Status result = Status::Ok();
+  Side tmp[2];
+  for (int i = 0; i < 2 && result.ok(); ++i) {
+    ibv_qp_init_attr ia{};
+    ia.qp_context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_));
+    ia.send_cq = cq;
+    ia.recv_cq = cq;
+    ia.qp_type = IBV_QPT_RC;
+    ia.cap.max_send_wr = static_cast<std::uint32_t>(writes);
+    ia.cap.max_recv_wr = 1;
+    ia.cap.max_send_sge = 1;
+    ia.cap.max_recv_sge = 1;
+    qp[i] = ibv_create_qp(pd_, &ia);
+    if (!qp[i]) result = Error::FromErrno("ibv_create_qp(overrun)", errno);
+    tmp[i].qp = qp[i];
+  }
+  if (result.ok()) result = Connect(tmp[0], tmp[1]);
+  if (result.ok()) result = Connect(tmp[1], tmp[0]);
+  for (int i = 0; i < writes && result.ok(); ++i) {
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(Slot(side_[0], 1)), 8,
+                side_[0].mr->lkey};
+    ibv_send_wr wr{};
+    wr.wr_id = static_cast<std::uint64_t>(i);
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    wr.opcode = IBV_WR_RDMA_WRITE;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.wr.rdma.remote_addr =
+        reinterpret_cast<std::uintptr_t>(Slot(side_[1], 0));
+    wr.wr.rdma.rkey = side_[1].mr->rkey;
+    ibv_send_wr* bad = nullptr;
+    if (int rc = ibv_post_send(qp[0], &wr, &bad)) {
+      result = Error::FromErrno("ibv_post_send(overrun)", rc);
+    }
+  }
+  // Give the provider time to complete (and drop) the writes.
+  if (result.ok()) std::this_thread::sleep_for(cfg_.op_timeout / 2);
+  for (auto* q : qp) {
+    if (q) ibv_destroy_qp(q);
+  }
+  ibv_destroy_cq(cq);
+  return result;
+}
+
+}  // namespace rnic::probe

@@ -1,0 +1,68 @@
+// Settings of the active verbs probe: the `probe:` section of --config.file.
+// Every field has a default, so an absent section is a working probe.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectors/common/result.h"
+
+namespace rnic::probe {
+
+enum class Operation {
+  kSend,            // SEND/RECV ping-pong
+  kWrite,           // RDMA WRITE ping-pong, receiver polls memory
+  kRead,            // RDMA READ, one request/response
+  kAtomicCmpSwap,   // ATOMIC CMP_AND_SWP, 8 bytes
+  kAtomicFetchAdd,  // ATOMIC FETCH_AND_ADD, 8 bytes
+};
+
+// Label value ("send", "write", "read", "atomic_cmp_swap", "atomic_fetch_add").
+[[nodiscard]] const char* OperationName(Operation op);
+[[nodiscard]] bool IsAtomic(Operation op);
+// READ and atomics are one request and its response: their latency is the
+// whole operation. SEND and WRITE are timed as a ping-pong and halved, as
+// perftest's ib_send_lat / ib_write_lat report them.
+[[nodiscard]] bool IsHalfRoundTrip(Operation op);
+
+struct ProbeConfig {
+  bool enabled = true;
+  std::vector<std::string> devices;  // empty: every device
+  std::vector<int> ports;            // empty: every port
+  std::vector<Operation> operations = {
+      Operation::kSend, Operation::kWrite, Operation::kRead,
+      Operation::kAtomicCmpSwap, Operation::kAtomicFetchAdd};
+  std::vector<std::uint32_t> sizes = {64, 4096};  // atomics always use 8
+  std::chrono::milliseconds interval{1000};
+  int iterations = 10;  // timed pings per operation and size each round
+  std::chrono::milliseconds op_timeout{1000};
+  int sq_depth = 32;
+  int rq_depth = 32;
+  int cq_depth = 64;
+  int gid_index = -1;  // -1: RoCEv2 IPv4-mapped GID, else the first usable
+  std::vector<std::uint64_t> mr_sizes = {4096, 1u << 20, 64u << 20};
+  std::chrono::milliseconds mr_interval{60000};
+  bool qp_counters = true;  // bind the probe QPs to their own counter
+  // Test only: on every (re)build, post this many signaled writes into a
+  // one-entry CQ without polling it, to provoke a CQ overrun
+  // (IBV_EVENT_CQ_ERR).
+  int test_cq_overrun_writes = 0;
+
+  [[nodiscard]] std::uint32_t MaxSize() const;
+  [[nodiscard]] bool WantsDevice(const std::string& name) const;
+  [[nodiscard]] bool WantsPort(int port) const;
+};
+
+// Parses the `probe:` node (null/absent: defaults). Errors name the key,
+// e.g. "probe.sizes[1]: must be between 1 and 1048576".
+[[nodiscard]] Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node);
+
+// "250ms", "1s", "2m", or a plain number of seconds.
+[[nodiscard]] Result<std::chrono::milliseconds> ParseDuration(
+    const std::string& text);
+
+}  // namespace rnic::probe

@@ -1,0 +1,116 @@
+#include "collectors/probe/probe_engine.h"
+
+#include <infiniband/verbs.h>
+#include <spdlog/spdlog.h>
+#include <time.h>
+
+#include "collectors/probe/device_session.h"
+
+namespace rnic::probe {
+namespace {
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+ProbeEngine::ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats)
+    : cfg_(std::move(cfg)), stats_(std::move(stats)) {}
+
+ProbeEngine::~ProbeEngine() { Stop(); }
+
+void ProbeEngine::Start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void ProbeEngine::Stop() {
+  {
+    std::lock_guard lock(wake_mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProbeEngine::WarnOnce(const std::string& key, const std::string& message) {
+  if (warned_.insert(key).second) spdlog::warn("{}", message);
+}
+
+void ProbeEngine::Discover() {
+  int n = 0;
+  ibv_device** list = ibv_get_device_list(&n);
+  if (!list) {
+    WarnOnce("list", std::string("probe: ibv_get_device_list: ") +
+                         std::strerror(errno));
+    n = 0;
+  }
+  std::set<std::string> present;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = ibv_get_device_name(list[i]);
+    if (!cfg_.WantsDevice(name)) continue;
+    present.insert(name);
+    if (sessions_.count(name)) continue;
+    auto s = DeviceSession::Open(list[i], *this);
+    if (!s) {
+      WarnOnce("open/" + name + "/" + s.error().ToString(),
+               "probe: cannot open " + name + ": " + s.error().ToString());
+      continue;
+    }
+    spdlog::info("probe: probing device {}", name);
+    sessions_.emplace(name, std::move(*s));
+  }
+  if (list) ibv_free_device_list(list);
+  for (auto it = sessions_.begin(); it != sessions_.end();) {
+    if (!present.count(it->first)) {
+      // Closing promptly matters: a driver without disassociate (rxe)
+      // cannot finish unregistering while a context is open.
+      spdlog::warn("probe: device {} is gone; releasing it", it->first);
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ProbeEngine::Round() {
+  Discover();
+  for (auto it = sessions_.begin(); it != sessions_.end() && !stopping();) {
+    if (!it->second->RunRound()) {
+      spdlog::warn("probe: device {} failed fatally; reopening it next round",
+                   it->first);
+      it = sessions_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void ProbeEngine::Loop() {
+  double cpu0 = ThreadCpuSeconds();
+  auto next = std::chrono::steady_clock::now();
+  while (!stopping()) {
+    Round();
+    ++rounds_;
+    const double cpu1 = ThreadCpuSeconds();
+    stats_->AddCpuSeconds(cpu1 - cpu0);
+    cpu0 = cpu1;
+    // Fixed-rate schedule; after an overlong round, start the next one
+    // right away but never try to catch up with a burst.
+    next += cfg_.interval;
+    const auto now = std::chrono::steady_clock::now();
+    if (next < now) next = now;
+    std::unique_lock lock(wake_mu_);
+    wake_.wait_until(lock, next, [this] { return stop_.load(); });
+  }
+  sessions_.clear();  // joins the event threads, releases every verbs object
+  nl_.reset();
+  stats_->AddCpuSeconds(ThreadCpuSeconds() - cpu0);
+}
+
+}  // namespace rnic::probe

@@ -1,0 +1,59 @@
+// Host tuning facts RoCE depends on, read from sysfs and procfs: the
+// netdev's MTU, the NIC's NUMA node, where its MSI-X interrupts may run, and
+// the per-priority RoCE ECN switches some drivers expose.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "collectors/common/result.h"
+
+namespace rnic {
+
+// An MTU large enough to carry a 4096-byte RoCE payload with its Ethernet,
+// IP, UDP, BTH and extension headers; the usual recommendation.
+inline constexpr int kRoce4096MinNetdevMtu = 4200;
+
+// <sysfs>/class/net/<netdev>/mtu
+[[nodiscard]] Result<int> ReadNetdevMtu(const std::string& sysfs,
+                                        const std::string& netdev);
+
+// <device_dir>/device/numa_node; -1 when the platform has no NUMA info.
+[[nodiscard]] Result<int> ReadNumaNode(const std::string& device_dir);
+
+// IRQ numbers in <device_dir>/device/msi_irqs/.
+[[nodiscard]] Result<std::vector<int>> ListMsiIrqs(
+    const std::string& device_dir);
+
+// CPUs of <sysfs>/devices/system/node/node<N>/cpulist.
+[[nodiscard]] Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs,
+                                                    int node);
+
+// CPUs of <procfs>/irq/<irq>/smp_affinity_list.
+[[nodiscard]] Result<std::vector<int>> ReadIrqAffinity(
+    const std::string& procfs, int irq);
+
+struct IrqPlacement {
+  int irqs = 0;      // MSI/MSI-X vectors of the device
+  int checked = 0;   // of those, whose affinity could be read
+  int off_node = 0;  // of those checked, allowed on a CPU outside the node
+  std::vector<std::string> errors;  // one per unreadable affinity
+};
+
+// Counts the device's IRQs whose affinity includes CPUs outside node_cpus.
+[[nodiscard]] IrqPlacement CheckIrqPlacement(const std::string& procfs,
+                                             const std::vector<int>& irqs,
+                                             const std::vector<int>& node_cpus);
+
+struct EcnSetting {
+  int priority = 0;
+  std::string role;  // "np" (notification point) or "rp" (reaction point)
+  bool enabled = false;
+};
+
+// <sysfs>/class/net/<netdev>/ecn/roce_{np,rp}/enable/<prio> (mlx5 with the
+// MLNX_OFED driver). ENOENT when the driver has no such files.
+[[nodiscard]] Result<std::vector<EcnSetting>> ReadRoceEcn(
+    const std::string& sysfs, const std::string& netdev);
+
+}  // namespace rnic

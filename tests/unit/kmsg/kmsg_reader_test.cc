@@ -1,0 +1,130 @@
+#include "collectors/kmsg/kmsg_reader.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+
+namespace rnic::kmsg {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kFix = std::string(RNIC_FIXTURES_DIR) + "/kmsg";
+
+// Waits (bounded) for `cond`; the bound only turns a hang into a failure.
+bool Eventually(const std::function<bool()>& cond) {
+  for (int i = 0; i < 1000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return cond();
+}
+
+class KmsgReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::path(::testing::TempDir()) /
+           ("kmsg_reader_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  KmsgReaderOptions Opts(const fs::path& path, bool seek_end) {
+    KmsgReaderOptions o;
+    o.path = path.string();
+    o.sysfs_root = kFix + "/sys";
+    o.seek_end = seek_end;
+    o.idle_wait = std::chrono::milliseconds(20);
+    return o;
+  }
+  fs::path dir_;
+};
+
+TEST_F(KmsgReaderTest, CountsFixtureRecordsFromTheStart) {
+  auto r = KmsgReader::Start(Opts(kFix + "/dmesg-burst.txt", false));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  auto& reader = **r;
+  ASSERT_TRUE(Eventually([&] { return reader.records() == 5; }))
+      << reader.records();
+  EXPECT_EQ(reader.lost(), 1u);  // sequence 1004 is missing
+  EXPECT_EQ(reader.CqErrors("mlx5_0", "0000:08:00.0", 0x1), 1u);
+  EXPECT_EQ(reader.CqErrors("mlx5_0", "0000:08:00.0", 0x2), 1u);
+  EXPECT_EQ(reader.CqErrors("rxe0", "0000:00:03.0", 0x1), 1u);  // dict only
+  EXPECT_EQ(reader.CqErrors("", "0000:41:00.0", 0x1), 1u);  // unknown device
+  MetricSet out;
+  reader.AppendTo(out);
+  const auto& fams = out.families();
+  auto it = std::find_if(fams.begin(), fams.end(), [](const auto& f) {
+    return f.name == "rnic_kernel_cq_errors_total";
+  });
+  ASSERT_NE(it, fams.end());
+  ASSERT_EQ(it->metric.size(), 4u);
+  bool saw_access = false;
+  for (const auto& m : it->metric) {
+    if (LabelValue(m, "syndrome") == "0x2") {
+      saw_access = true;
+      EXPECT_EQ(LabelValue(m, "reason"), "access_violation");
+      EXPECT_EQ(LabelValue(m, "device"), "mlx5_0");
+    }
+  }
+  EXPECT_TRUE(saw_access);
+}
+
+TEST_F(KmsgReaderTest, StartsAtTheEndOfTheLog) {
+  const fs::path log = dir_ / "kmsg";
+  fs::copy_file(kFix + "/dmesg-burst.txt", log);
+  auto r = KmsgReader::Start(Opts(log, true));
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  {
+    std::ofstream app(log, std::ios::app);
+    app << "6,2000,9000000,-;mlx5_core 0000:08:00.0: x: CQ error on CQN "
+           "0x5, syndrome 0x1\n";
+  }
+  ASSERT_TRUE(Eventually([&] { return (*r)->records() == 1; }));
+  // Only the appended record: the five already there were skipped.
+  EXPECT_EQ((*r)->CqErrors("mlx5_0", "0000:08:00.0", 0x1), 1u);
+  EXPECT_EQ((*r)->lost(), 0u);
+}
+
+TEST_F(KmsgReaderTest, DrainsABurstThroughAPipe) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto r = KmsgReader::Start(Opts(fifo, true));  // SEEK_END fails on a pipe
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  constexpr int kLines = 20000;
+  {
+    // Far more than the 64 KiB a pipe holds: the writer blocks until the
+    // reader thread catches up, as a kernel burst would fill the ring.
+    std::ofstream w(fifo);
+    for (int i = 0; i < kLines; ++i) {
+      if (i % 10 == 0) {
+        w << "mlx5_core 0000:08:00.0: cq_err_event_notifier:517:(pid 0): CQ "
+             "error on CQN 0x"
+          << std::hex << i << std::dec << ", syndrome 0x1\n";
+      } else {
+        w << "some other kernel line number " << i << "\n";
+      }
+    }
+  }
+  ASSERT_TRUE(Eventually([&] { return (*r)->records() == kLines; }))
+      << (*r)->records();
+  EXPECT_EQ((*r)->CqErrors("mlx5_0", "0000:08:00.0", 0x1),
+            static_cast<std::uint64_t>(kLines / 10));
+}
+
+TEST_F(KmsgReaderTest, MissingLogIsAnError) {
+  auto r = KmsgReader::Start(Opts(dir_ / "absent", true));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().errno_value, ENOENT);
+}
+
+}  // namespace
+}  // namespace rnic::kmsg

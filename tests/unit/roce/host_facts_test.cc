@@ -1,0 +1,83 @@
+#include "collectors/roce/host_facts.h"
+
+#include <gtest/gtest.h>
+
+#include "collectors/roce/roce_topology.h"
+
+namespace rnic {
+namespace {
+
+const std::string kSys = RNIC_FIXTURES_DIR "/roce/sys";
+const std::string kProc = RNIC_FIXTURES_DIR "/roce/proc";
+
+TEST(RoceTopologyTest, FindsEthernetPortsAndTheirNetdevs) {
+  auto ports = DiscoverRocePorts(kSys);
+  ASSERT_TRUE(ports.ok()) << ports.error().message;
+  ASSERT_EQ(ports->size(), 3u);  // mlx5_1 is InfiniBand
+  EXPECT_EQ((*ports)[0].device, "mlx5_0");
+  EXPECT_EQ((*ports)[0].port, "1");
+  EXPECT_EQ((*ports)[0].netdev, "enp129s0f0np0");  // gid_attrs/ndevs
+  EXPECT_EQ((*ports)[1].device, "mlx5_2");
+  EXPECT_EQ((*ports)[1].netdev, "ens5f0v0");  // device/net
+  EXPECT_EQ((*ports)[2].device, "rxe0");
+  EXPECT_EQ((*ports)[2].netdev, "eth0");  // parent, GID entry 0 empty
+}
+
+TEST(RoceTopologyTest, NoRdmaIsAnEmptyList) {
+  auto ports = DiscoverRocePorts(kSys + "/devices/system");
+  ASSERT_TRUE(ports.ok());
+  EXPECT_TRUE(ports->empty());
+}
+
+TEST(HostFactsTest, MtuAndNumaNode) {
+  EXPECT_EQ(*ReadNetdevMtu(kSys, "enp129s0f0np0"), 9000);
+  EXPECT_EQ(*ReadNetdevMtu(kSys, "eth0"), 1500);
+  auto gone = ReadNetdevMtu(kSys, "nosuch0");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().errno_value, ENOENT);
+  EXPECT_EQ(*ReadNumaNode(kSys + "/class/infiniband/mlx5_0"), 1);
+  EXPECT_EQ(*ReadNumaNode(kSys + "/class/infiniband/mlx5_2"), -1);
+  EXPECT_FALSE(ReadNumaNode(kSys + "/class/infiniband/rxe0").ok());
+}
+
+TEST(HostFactsTest, IrqsOutsideTheNumaNodeAreCounted) {
+  auto irqs = ListMsiIrqs(kSys + "/class/infiniband/mlx5_0");
+  ASSERT_TRUE(irqs.ok());
+  EXPECT_EQ(*irqs, (std::vector<int>{120, 121, 122, 123, 124, 125, 126, 127}));
+  auto cpus = ReadNodeCpus(kSys, 1);
+  ASSERT_TRUE(cpus.ok());
+  EXPECT_EQ(cpus->size(), 16u);
+  IrqPlacement p = CheckIrqPlacement(kProc, *irqs, *cpus);
+  EXPECT_EQ(p.irqs, 8);
+  EXPECT_EQ(p.checked, 8);
+  EXPECT_EQ(p.off_node, 2);  // 126 (0-31) and 127 (3)
+  EXPECT_TRUE(p.errors.empty());
+  // Against node 0 only IRQ 127 (CPU 3) lies inside.
+  p = CheckIrqPlacement(kProc, *irqs, *ReadNodeCpus(kSys, 0));
+  EXPECT_EQ(p.off_node, 7);
+  // An IRQ that vanished costs only itself.
+  p = CheckIrqPlacement(kProc, {120, 999}, *cpus);
+  EXPECT_EQ(p.irqs, 2);
+  EXPECT_EQ(p.checked, 1);
+  EXPECT_EQ(p.errors.size(), 1u);
+}
+
+TEST(HostFactsTest, RoceEcnSwitches) {
+  auto ecn = ReadRoceEcn(kSys, "enp129s0f0np0");
+  ASSERT_TRUE(ecn.ok()) << ecn.error().message;
+  ASSERT_EQ(ecn->size(), 16u);
+  int enabled = 0;
+  for (const auto& e : *ecn) {
+    if (e.enabled) {
+      ++enabled;
+      EXPECT_EQ(e.priority, 3);
+    }
+  }
+  EXPECT_EQ(enabled, 2);  // np and rp
+  auto none = ReadRoceEcn(kSys, "eth0");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().errno_value, ENOENT);
+}
+
+}  // namespace
+}  // namespace rnic

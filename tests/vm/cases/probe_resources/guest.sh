@@ -1,0 +1,45 @@
+# Over 1000 probe rounds the probe's QP/CQ/MR/PD counts in `rdma resource`,
+# the exporter's open file descriptors and its thread count stay flat, also
+# across a forced rebuild (an rxe0 GID change from a new address on eth0).
+M=/tmp/m.prom
+snap() { scrape >$M || fail "scrape failed"; }
+val() {
+  awk -v n="$1" -v re="${2:-}" '
+    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
+    END { if (f) printf "%.9g\n", s; else print "NA" }' $M
+}
+rounds() { val rnic_probe_rounds_total 'device="rxe0",port="1"'; }
+wait_rounds() {
+  _t=$(($2 * 5))
+  until snap && awk -v a="$(rounds)" -v b="$1" 'BEGIN { exit !(a != "NA" && a >= b) }'; do
+    _t=$((_t - 1)); [ $_t -gt 0 ] || fail "only $(rounds) rounds after $2 s (wanted $1)"
+    usleep 200000
+  done
+}
+state() {
+  for t in qp cq mr pd ctx; do
+    printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c 'comm rnic_exporter')"
+  done
+  printf 'fds=%s threads=%s' "$(ls /proc/$EXPORTER_PID/fd | wc -l)" \
+    "$(awk '/^Threads:/ { print $2 }' /proc/$EXPORTER_PID/status)"
+}
+
+start_exporter --collector.disable-defaults --collector.probe \
+  --config.file=/case/probe.yml
+wait_rounds 100 120
+s0=$(state); r0=$(rounds)
+say "after $r0 rounds: $s0 (RSS $(awk '/^VmRSS:/ { print $2 }' /proc/$EXPORTER_PID/status) kB)"
+# A GID change makes the event thread flag the port: one teardown/rebuild.
+ip addr add 10.0.2.16/24 dev eth0
+wait_rounds $((${r0%.*} + 1000)) 240
+ip addr del 10.0.2.16/24 dev eth0
+wait_rounds $((${r0%.*} + 1050)) 60
+s1=$(state); r1=$(rounds)
+say "after $r1 rounds: $s1 (RSS $(awk '/^VmRSS:/ { print $2 }' /proc/$EXPORTER_PID/status) kB), rebuilds $(val rnic_probe_rebuilds_total), MR samples $(val rnic_probe_mr_registration_seconds_count)"
+cp $M "$VMOUT/metrics-final.prom"
+echo "rounds $r0: $s0" >"$VMOUT/resources.txt"
+echo "rounds $r1: $s1" >>"$VMOUT/resources.txt"
+[ "$s1" = "$s0" ] || fail "resources changed over $((${r1%.*} - ${r0%.*})) rounds: '$s0' -> '$s1'"
+awk -v a="$(val rnic_probe_rebuilds_total)" 'BEGIN { exit !(a >= 1) }' || fail "the GID change did not cause a rebuild"
+[ "$(val rnic_probe_rounds_total 'result="failed"')" = 0 ] || say "note: $(val rnic_probe_rounds_total 'result="failed"') failed rounds"
+stop_exporter
