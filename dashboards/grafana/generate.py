@@ -503,9 +503,15 @@ def congestion():
         "ECN-marked packets received",
         "RoCEv2 packets that arrived with ECN CE set: the path to this port "
         "is congested (np_ecn_marked_roce_packets, rx_ecn_marked_pkts, "
-        "RxECNMrkd).",
+        "RxECNMrkd). Per priority: packets this NIC itself marked because of "
+        "host-side congestion (ethtool rx_prio*_marked, roce collector).",
         [target("device_port:rnic_ecn_marked_packets:rate5m{%s}" % DSEL,
-                PORT_LEGEND)], "pps"), 12, 8)
+                PORT_LEGEND),
+         target("sum by (instance, device, port, priority) (rate("
+                "rnic_rx_priority_ecn_marked_packets_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "marked by this NIC " + PORT_LEGEND + " prio {{priority}}")],
+        "pps"), 12, 8)
     lay.add(timeseries(
         "ECN-marked share",
         "ECN-marked packets as a share of received packets (alert "
