@@ -13,10 +13,10 @@
 
 namespace rnic {
 
-inline constexpr int kDefaultPort = 9879;
+inline constexpr int kDefaultPort = 9709;
 
 struct Options {
-  std::vector<std::string> listen_addresses;  // as given, e.g. ":9879"
+  std::vector<std::string> listen_addresses;  // as given, e.g. ":9709"
   std::string telemetry_path = "/metrics";
   int max_requests = 40;
   double timeout_offset_seconds = 0.5;

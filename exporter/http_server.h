@@ -34,7 +34,7 @@ class HttpServer {
   mg_context* ctx_ = nullptr;
 };
 
-// ":9879" -> "0.0.0.0:9879"; rejects what Debian's CivetWeb cannot bind.
+// ":9709" -> "0.0.0.0:9709"; rejects what Debian's CivetWeb cannot bind.
 [[nodiscard]] Result<std::string> ToCivetPort(const std::string& address);
 
 }  // namespace rnic

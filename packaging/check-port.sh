@@ -2,8 +2,8 @@
 # Every packaging file spells the default port of packaging/port.env, and
 # none spells another 4-5 digit port where the default belongs.
 # Exit 1 on a mismatch. The binary's compiled default (exporter/flags.h
-# kDefaultPort) is compared too: a difference is printed as a warning, or is
-# an error with RNIC_STRICT_PORT=1.
+# kDefaultPort) is compared too: a difference is an error (RNIC_STRICT_PORT=0
+# makes it a warning while the two are being changed).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
@@ -31,7 +31,7 @@ if [ -f "$flags" ]; then
   compiled=$(sed -n 's/.*kDefaultPort *= *\([0-9]*\).*/\1/p' "$flags")
   if [ -n "$compiled" ] && [ "$compiled" != "$port" ]; then
     echo "WARNING: exporter/flags.h kDefaultPort=$compiled, packaging uses $port"
-    [ "${RNIC_STRICT_PORT:-0}" = 1 ] && status=1
+    [ "${RNIC_STRICT_PORT:-1}" = 1 ] && status=1
   fi
 fi
 [ $status = 0 ] && echo "check-port: all packaging files use port $port"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Changes rnic_exporter's default port everywhere packaging spells it out:
-#   packaging/set-port.sh 10055
+#   packaging/set-port.sh 9709
 # Edits packaging/port.env and every file listed in packaging/port-files.txt.
 # The compiled-in default lives in exporter/flags.h (kDefaultPort): change it
 # there too, or the packaged flags and the binary's default differ.

@@ -232,12 +232,8 @@ void SysfsCollector::EmitDevice(const DeviceSnapshot& dev, DeviceMeta& meta,
   Add(device_info_, std::move(info), 1);
 
   const Labels dev_labels = DeviceLabels(dev.name);
-  if (hw_counters) {
-    EmitHw(dev.hw_counters, meta.hw, dev_labels);
-  } else if (dev.hw_counters.lifespan_ms) {
-    Add(lifespan_, dev_labels,
-        static_cast<double>(*dev.hw_counters.lifespan_ms) / 1000.0);
-  }
+  // Device-level counters always come from here: netlink STAT_GET has none.
+  EmitHw(dev.hw_counters, meta.hw, dev_labels);
 
   for (std::size_t p = 0; p < dev.ports.size() && p < meta.ports.size(); ++p) {
     const PortSnapshot& port = dev.ports[p];

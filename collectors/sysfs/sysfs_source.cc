@@ -410,7 +410,7 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
 void SysfsSource::ReadDevice(DeviceSnapshot& dev, int devfd,
                              const ReadOptions& options) {
   ReadCounterDir(dev, dev.name, devfd, "hw_counters", dev.hw_counters,
-                 options.hw_counters);
+                 options.device_hw_counters);
   for (PortSnapshot& port : dev.ports) {
     Fd portfd(OpenDirAt(devfd, port.dir.c_str(), /*listable=*/false));
     if (!portfd.ok()) {

@@ -151,7 +151,10 @@ struct DeviceSnapshot {
 
 struct ReadOptions {
   bool port_state = true;   // read state and phys_state
-  bool hw_counters = true;  // read hw_counters/ values (lifespan always)
+  bool hw_counters = true;  // read ports' hw_counters/ values (lifespan always)
+  // Device-level hw_counters/ are read even when netlink_stat has the port
+  // counters: STAT_GET reports per port only.
+  bool device_hw_counters = true;
 };
 
 // Which devices to read at all (excluded devices are never touched, so a

@@ -71,3 +71,16 @@ class PerfTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ExampleConfigTest(unittest.TestCase):
+    """The example config shipped in packaging/ is valid for the collectors
+    it configures (they validate their sections when enabled)."""
+
+    def test_example_config_starts(self):
+        cfg = os.path.join(os.environ["RNIC_SOURCE_DIR"], "packaging", "rnic_exporter.yml")
+        with Exporter(BIN, ["--config.file=" + cfg, "--collector.probe", "--collector.perf",
+                            "--path.devkmsg=/dev/null"]) as exp:
+            samples = parse_samples(exp.metrics_text())
+        names = {n for n, _, _ in samples}
+        self.assertIn("rnic_scrape_collector_success", names)

@@ -31,7 +31,7 @@ ACCEL=${RNIC_VM_ACCEL:-tcg}
 # Two TCG VMs on a 2-core machine: one vCPU each.
 SMP=${RNIC_VM_SMP:-$([ "$VMS" = 2 ] && echo 1 || echo 2)}
 MEM=${RNIC_VM_MEM:-1024}
-GUEST_PORT=9879 # the exporter's port inside the guest
+GUEST_PORT=9709 # the exporter's port inside the guest
 RUN=${RNIC_VM_RUN_DIR:-$RNIC_VM_BUILD/runs/$CASE}
 case $VMS in
   1) NAMES=(vm0) ;;

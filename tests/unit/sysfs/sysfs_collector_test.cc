@@ -485,11 +485,18 @@ TEST(SysfsCollectorTest, NetlinkSharedFactsSkipStateAndHwCounters) {
 
   shared->netlink_hw_counters = true;
   fams = Scrape(c);
-  for (const auto& name : FamilyNames(fams)) {
-    EXPECT_FALSE(name.starts_with("rnic_hw_") &&
-                 name != "rnic_hw_counters_lifespan_seconds")
-        << name;
+  // Port hw counters are left to netlink; device-level ones (no port label)
+  // stay, because RDMA netlink STAT_GET reports per port only.
+  for (const auto& f : fams) {
+    if (!f.name.starts_with("rnic_hw_") ||
+        f.name == "rnic_hw_counters_lifespan_seconds") {
+      continue;
+    }
+    for (const auto& m : f.metric) {
+      EXPECT_TRUE(LabelValue(m, "port").empty()) << f.name;
+    }
   }
+  EXPECT_EQ(FindSample(fams, "rnic_hw_alloc_pd_err_total", D("rdmap0s6")), 0.0);
   // Not a netlink statistic: stays.
   EXPECT_EQ(FindSample(fams, "rnic_hw_counters_lifespan_seconds", P("rxe0")),
             0.012);

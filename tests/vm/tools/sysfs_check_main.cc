@@ -26,7 +26,7 @@ namespace rnic::vmtest {
 namespace {
 
 struct Options {
-  int port = 9879;
+  int port = 9709;
   std::string path = "/metrics";
   std::string sysfs = "/sys";
   int tries = 5;

@@ -7,7 +7,7 @@ rdma link add rxe0 type rxe netdev eth0 || exit 1
 rdma link add rxe1 type rxe netdev dummy0 || exit 1
 mkdir -p /case && cp /mnt/case/* /case/
 ln -sf $B/tests/tools/res_holder/rnic_res_holder /usr/bin/rnic_res_holder
-VM_NAME=vm0 VMOUT=$OUT EXPORTER_PORT=9879 EXPORTER_LOG=$OUT/exporter.log
+VM_NAME=vm0 VMOUT=$OUT EXPORTER_PORT=9709 EXPORTER_LOG=$OUT/exporter.log
 : >$EXPORTER_LOG
 say() { echo "guest[$VM_NAME]: $*"; }
 fail() { echo "guest[$VM_NAME]: FAIL: $*" >&2; exit 1; }

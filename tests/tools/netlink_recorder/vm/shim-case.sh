@@ -8,7 +8,7 @@ rdma link add rxe0 type rxe netdev eth0 || exit 1
 rdma link add rxe1 type rxe netdev dummy0 || exit 1
 mkdir -p /case && cp /mnt/case/* /case/
 ln -sf $B/res_holder/rnic_res_holder /usr/bin/rnic_res_holder
-VM_NAME=vm0 VMOUT=$OUT EXPORTER_PORT=9879 EXPORTER_LOG=/tmp/exporter.log
+VM_NAME=vm0 VMOUT=$OUT EXPORTER_PORT=9709 EXPORTER_LOG=/tmp/exporter.log
 : > $EXPORTER_LOG
 say() { echo "guest[$VM_NAME]: $*"; }
 fail() { echo "guest[$VM_NAME]: FAIL: $*" >&2; exit 1; }
@@ -26,10 +26,10 @@ echo "rnic_scrape_collector_success{collector=\"netlink_resource\"} \$((s == 0))
 rm -rf /tmp/rec.\$\$
 EOS
   chmod +x /tmp/cgi/cgi-bin/metrics
-  httpd -p 9879 -h /tmp/cgi
+  httpd -p 9709 -h /tmp/cgi
 }
 scrape() {
-  printf 'GET /cgi-bin/metrics HTTP/1.0\r\n\r\n' | timeout 15 nc 127.0.0.1 9879 | tr -d '\r' |
+  printf 'GET /cgi-bin/metrics HTTP/1.0\r\n\r\n' | timeout 15 nc 127.0.0.1 9709 | tr -d '\r' |
     awk 'NR == 1 { bad = ($2 != 200); next } body { print; next } $0 == "" { body = 1 } END { exit (NR == 0 || bad) }'
 }
 exporter_alive() { true; }
