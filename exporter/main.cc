@@ -1,4 +1,5 @@
 // rnic_exporter entry point: flags, config, logging, signals; nothing else.
+#include <malloc.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
@@ -26,6 +27,11 @@ int Fail(const std::string& msg) {
 
 int main(int argc, char** argv) {
   using namespace rnic;
+  // Every scrape runs collectors on short-lived threads; with glibc's default
+  // of one arena per thread, freed scrape memory stays spread over many
+  // arenas. One arena keeps the resident set small and flat; allocation
+  // contention is negligible at scrape rates.
+  mallopt(M_ARENA_MAX, 1);
   const auto& specs = AllCollectors();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = ParseFlags(args, specs);

@@ -155,7 +155,9 @@ long CachedFdBudget() {
     const long soft = rl.rlim_cur == RLIM_INFINITY
                           ? 1L << 20
                           : static_cast<long>(rl.rlim_cur);
-    return std::clamp(soft / 2 - 64, 0L, 32768L);
+    // Leave room for sockets and everything else: at least 1024 or 1/8.
+    const long room = std::max(1024L, soft / 8);
+    return std::clamp(std::max(soft / 2 - 64, soft - room), 0L, 65536L);
   }();
   return budget;
 }
@@ -209,16 +211,40 @@ long SysfsSource::Read(int dirfd, std::string_view dir, const char* name,
   return ReadFileAt(dirfd, dir, name, buf, cap);
 }
 
-long SysfsSource::ReadCached(CachedFd& cached, int dirfd, std::string_view dir,
-                             const char* name, char* buf,
-                             std::size_t cap) const {
-  if (read_) return read_(dirfd, dir, name, buf, cap);
+LazyDir::~LazyDir() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int LazyDir::get() {
+  if (fd_ < 0 && err_ == 0) {
+    const int base = parent_ ? parent_->get() : parent_fd_;
+    if (base < 0) {
+      err_ = errno;
+    } else {
+      fd_ = OpenDirAt(base, rel_, /*listable=*/false);
+      if (fd_ < 0) err_ = errno;
+    }
+  }
+  if (fd_ < 0) errno = err_;
+  return fd_;
+}
+
+long SysfsSource::ReadCached(CachedFd& cached, LazyDir& dir,
+                             std::string_view dir_path, const char* name,
+                             char* buf, std::size_t cap) const {
+  if (read_) {
+    const int dirfd = dir.get();
+    if (dirfd < 0) return -errno;
+    return read_(dirfd, dir_path, name, buf, cap);
+  }
   if (cached.get() >= 0) {
     const long n = ReadAt0(cached.get(), buf, cap);
     if (n >= 0) return n;
     cached.Close();  // reopened next time unless the caller gives up on it
     return n;
   }
+  const int dirfd = dir.get();
+  if (dirfd < 0) return -errno;
   const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   const long n = ReadAt0(fd, buf, cap);
@@ -260,10 +286,9 @@ Status SysfsSource::Read(const ReadOptions& options,
   next.reserve(names_.size());
   for (const std::string& name : names_) {
     if (accept && !accept(name)) continue;
-    Fd devfd(OpenDirAt(classfd.get(), name.c_str(), /*listable=*/false));
-    if (!devfd.ok()) continue;  // vanished between listing and open
     struct stat st {};
-    if (::fstat(devfd.get(), &st) != 0) continue;
+    if (::fstatat(classfd.get(), name.c_str(), &st, 0) != 0) continue;
+    LazyDir devdir(nullptr, classfd.get(), name.c_str());
 
     std::unique_ptr<DeviceSnapshot> dev;
     if (auto it = cache_.find(name); it != cache_.end()) {
@@ -281,9 +306,11 @@ Status SysfsSource::Read(const ReadOptions& options,
       dev->st_dev = st.st_dev;
       dev->st_ino = st.st_ino;
       dev->st_ctim = st.st_ctim;
-      if (!Rebuild(*dev, devfd.get())) continue;
+      const int devfd = devdir.get();
+      if (devfd < 0) continue;  // vanished between listing and open
+      if (!Rebuild(*dev, devfd)) continue;
     }
-    ReadDevice(*dev, devfd.get(), options);
+    ReadDevice(*dev, devdir, options);
     current_.push_back(dev.get());
     next.emplace(name, std::move(dev));
   }
@@ -407,28 +434,24 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
   return true;
 }
 
-void SysfsSource::ReadDevice(DeviceSnapshot& dev, int devfd,
+void SysfsSource::ReadDevice(DeviceSnapshot& dev, LazyDir& devdir,
                              const ReadOptions& options) {
-  ReadCounterDir(dev, dev.name, devfd, "hw_counters", dev.hw_counters,
+  ReadCounterDir(dev, dev.name, devdir, "hw_counters", dev.hw_counters,
                  options.device_hw_counters);
   for (PortSnapshot& port : dev.ports) {
-    Fd portfd(OpenDirAt(devfd, port.dir.c_str(), /*listable=*/false));
-    if (!portfd.ok()) {
-      dev.stale = true;
-      continue;
-    }
-    ReadPort(dev, port, portfd.get(), options);
+    LazyDir portdir(&devdir, -1, port.dir.c_str());
+    ReadPort(dev, port, portdir, options);
   }
 }
 
-void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
-                           const ReadOptions& options) {
+void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port,
+                           LazyDir& portdir, const ReadOptions& options) {
   char buf[kValueBuf];
   // Reads one attribute; logs a failure once per port and attribute.
   auto read_attr = [&](const char* name, AttrBit bit,
                        CachedFd& cached) -> std::string_view {
     const long n =
-        ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
+        ReadCached(cached, portdir, port.path, name, buf, sizeof(buf));
     if (n >= 0) return TrimValue(std::string_view(buf, n));
     if (Classify(static_cast<int>(-n)) == Failure::kVanished) {
       dev.stale = true;
@@ -490,7 +513,7 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
       CachedFd scratch;
       CachedFd& cached = idx == port.ndev_hint ? port.attr_fds[5] : scratch;
       const long n =
-          ReadCached(cached, portfd, port.path, name, buf, sizeof(buf));
+          ReadCached(cached, portdir, port.path, name, buf, sizeof(buf));
       if (n > 0) {
         const std::string_view v = TrimValue(std::string_view(buf, n));
         if (!v.empty()) {
@@ -510,15 +533,15 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
   }
   if (port.netdev.empty()) port.netdev = dev.parent;
 
-  ReadCounterDir(dev, port.path, portfd, "counters", port.counters, true);
-  ReadCounterDir(dev, port.path, portfd, "counters_ext", port.counters_ext,
+  ReadCounterDir(dev, port.path, portdir, "counters", port.counters, true);
+  ReadCounterDir(dev, port.path, portdir, "counters_ext", port.counters_ext,
                  true);
-  ReadCounterDir(dev, port.path, portfd, "hw_counters", port.hw_counters,
+  ReadCounterDir(dev, port.path, portdir, "hw_counters", port.hw_counters,
                  options.hw_counters);
 }
 
 void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
-                                 std::string_view parent_dir, int parent_fd,
+                                 std::string_view parent_dir, LazyDir& parent,
                                  std::string_view sub, CounterDir& cdir,
                                  bool values) {
   cdir.lifespan_ms.reset();
@@ -528,8 +551,8 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
   char rel[PATH_MAX];
 
   if (cdir.has_lifespan && JoinRel(rel, sub, "lifespan")) {
-    const long n = ReadCached(cdir.lifespan_fd, parent_fd, parent_dir, rel, buf,
-                              sizeof(buf));
+    const long n =
+        ReadCached(cdir.lifespan_fd, parent, parent_dir, rel, buf, sizeof(buf));
     if (n > 0) {
       const ParsedValue v = ParseCounterValue(std::string_view(buf, n));
       if (v.status == ValueStatus::kOk) cdir.lifespan_ms = v.value;
@@ -568,8 +591,7 @@ void SysfsSource::ReadCounterDir(DeviceSnapshot& dev,
   for (CounterFile& f : cdir.files) {
     if (f.skip) continue;
     if (!JoinRel(rel, sub, f.name)) continue;
-    const long n =
-        ReadCached(f.fd, parent_fd, parent_dir, rel, buf, sizeof(buf));
+    const long n = ReadCached(f.fd, parent, parent_dir, rel, buf, sizeof(buf));
     if (n < 0) {
       const int err = static_cast<int>(-n);
       switch (Classify(err)) {

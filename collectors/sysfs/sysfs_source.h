@@ -2,18 +2,18 @@
 // of Prometheus.
 //
 // Cost model: per scrape one directory listing of class/infiniband, then per
-// device one open+fstat, per port one open, and one pread() per attribute or
-// counter file. Files stay open across scrapes: a read at offset 0 makes
-// sysfs call the attribute's show() again, so one pread() replaces
-// open/read/close (3 syscalls, and a kernfs buffer allocation). The number
-// of descriptors kept is bounded (see CachedFd); beyond it files are opened
-// per read. sysfs has no batch read; RDMA netlink is the batched path.
-// Directory listings of a device (ports, counters/, counters_ext/,
-// hw_counters/) and its static attributes (GUIDs, firmware, driver, PCI
-// address, NUMA node) are cached per device *instance*: the instance is the
-// inode and ctime of the device directory, which the kernel changes whenever a
-// device is removed and registered again (also under the same name), and a file
-// that vanishes mid-scrape invalidates the cache.
+// device one fstatat (its identity), and one pread() per attribute or
+// counter file; directories are opened only when a file must be opened. Files
+// stay open across scrapes: a read at offset 0 makes sysfs call the attribute's
+// show() again, so one pread() replaces open/read/close (3 syscalls, and a
+// kernfs buffer allocation). The number of descriptors kept is bounded (see
+// CachedFd); beyond it files are opened per read. sysfs has no batch read; RDMA
+// netlink is the batched path. Directory listings of a device (ports,
+// counters/, counters_ext/, hw_counters/) and its static attributes (GUIDs,
+// firmware, driver, PCI address, NUMA node) are cached per device *instance*:
+// the instance is the inode and ctime of the device directory, which the kernel
+// changes whenever a device is removed and registered again (also under the
+// same name), and a file that vanishes mid-scrape invalidates the cache.
 //
 // Unreadable values are never turned into numbers: "N/A (no PMA)", and reads
 // failing with EINVAL/EACCES/EPERM/EOPNOTSUPP/EISDIR, are remembered for the
@@ -173,6 +173,26 @@ using ReadFileFn =
 long ReadFileAt(int dirfd, std::string_view dir, const char* name, char* buf,
                 std::size_t cap);
 
+// A directory opened only when a read needs it (most reads go through kept
+// descriptors and need no directory at all).
+class LazyDir {
+ public:
+  LazyDir(LazyDir* parent, int parent_fd, const char* rel)
+      : parent_(parent), parent_fd_(parent_fd), rel_(rel) {}
+  ~LazyDir();
+  LazyDir(const LazyDir&) = delete;
+  LazyDir& operator=(const LazyDir&) = delete;
+  // The directory fd (O_PATH), or -1 with errno set.
+  int get();
+
+ private:
+  LazyDir* parent_;
+  int parent_fd_;
+  const char* rel_;
+  int fd_ = -1;
+  int err_ = 0;
+};
+
 class SysfsSource {
  public:
   // `sysfs_root` is the mount point of sysfs ("/sys", or a fixture tree).
@@ -197,15 +217,16 @@ class SysfsSource {
 
  private:
   bool Rebuild(DeviceSnapshot& dev, int devfd);
-  void ReadDevice(DeviceSnapshot& dev, int devfd, const ReadOptions& options);
-  void ReadPort(DeviceSnapshot& dev, PortSnapshot& port, int portfd,
+  void ReadDevice(DeviceSnapshot& dev, LazyDir& devdir,
+                  const ReadOptions& options);
+  void ReadPort(DeviceSnapshot& dev, PortSnapshot& port, LazyDir& portdir,
                 const ReadOptions& options);
   void ReadCounterDir(DeviceSnapshot& dev, std::string_view parent_dir,
-                      int parent_fd, std::string_view sub, CounterDir& cdir,
+                      LazyDir& parent, std::string_view sub, CounterDir& cdir,
                       bool values);
   long Read(int dirfd, std::string_view dir, const char* name, char* buf,
             std::size_t cap) const;
-  long ReadCached(CachedFd& cached, int dirfd, std::string_view dir,
+  long ReadCached(CachedFd& cached, LazyDir& dir, std::string_view dir_path,
                   const char* name, char* buf, std::size_t cap) const;
   std::string PathOf(std::string_view dir, std::string_view name) const;
 

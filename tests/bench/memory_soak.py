@@ -2,7 +2,7 @@
 """Resident memory of rnic_exporter over many scrapes: prints RSS at
 intervals; flat means no growth after warm-up.
 
-usage: memory_soak.py RNIC_EXPORTER [--scrapes 10000] [-- exporter flags...]"""
+usage: memory_soak.py RNIC_EXPORTER [--scrapes 10000] [exporter flags...]"""
 import argparse
 import socket
 import subprocess
@@ -30,8 +30,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("exporter")
     ap.add_argument("--scrapes", type=int, default=10000)
-    ap.add_argument("flags", nargs="*")
-    a = ap.parse_args()
+    a, flags = ap.parse_known_args()
+    a.flags = [f for f in flags if f != "--"]
     port = free_port()
     proc = subprocess.Popen([a.exporter, "--web.listen-address=127.0.0.1:%d" % port] + a.flags,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -11,6 +11,7 @@ Skips (77) without strace or systemd-analyze. Env: RNIC_EXPORTER,
 RNIC_SOURCE_DIR.
 """
 import os
+import signal
 import re
 import shutil
 import subprocess
@@ -97,6 +98,14 @@ def main():
             for _ in range(2):
                 exp.metrics_text()
                 exp.metrics_text(headers={"Accept-Encoding": "gzip"})
+            # SIGTERM to strace would only detach it and leave the exporter
+            # running: stop the traced exporter itself, strace then exits.
+            pid = exp.proc.pid
+            with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+                children = [int(c) for c in f.read().split()]
+            for child in children:
+                os.kill(child, signal.SIGTERM)
+            exp.proc.wait(30)
         names = set()
         for path in [p for p in os.listdir(tmp) if p.startswith("trace")]:
             for line in open(os.path.join(tmp, path), errors="replace"):

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <thread>
+
 #include "collectors/kmsg/kmsg_collector.h"
 
 namespace rnic {
@@ -53,3 +55,41 @@ TEST(KmsgCollectorSpecTest, UnreadableLogFailsTheCollectorNotTheExporter) {
 
 }  // namespace
 }  // namespace rnic
+
+namespace rnic::probe {
+namespace {
+
+// The engine thread's life cycle on whatever this host has (usually no RDMA
+// device at all): rounds run at the interval, CPU time is accounted, and
+// Stop() joins promptly even with a long interval.
+TEST(ProbeEngineTest, RunsRoundsAndStopsCleanly) {
+  auto cfg = ParseProbeConfig(YAML::Load("interval: 20ms\nmr_interval: 0s"));
+  ASSERT_TRUE(cfg.ok());
+  auto stats = std::make_shared<ProbeStats>();
+  ProbeEngine engine(*cfg, stats);
+  engine.Start();
+  for (int i = 0; i < 500 && engine.rounds() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(engine.rounds(), 3u);
+  engine.Stop();
+  const auto after = engine.rounds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  EXPECT_EQ(engine.rounds(), after);  // no thread left running
+  EXPECT_GT(stats->CpuSeconds(), 0.0);
+}
+
+TEST(ProbeEngineTest, StopInterruptsALongInterval) {
+  auto cfg = ParseProbeConfig(YAML::Load("interval: 1h\nmr_interval: 0s"));
+  ASSERT_TRUE(cfg.ok());
+  ProbeEngine engine(*cfg, std::make_shared<ProbeStats>());
+  engine.Start();
+  for (int i = 0; i < 500 && engine.rounds() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  engine.Stop();  // would hang for an hour if the wait ignored stop
+  EXPECT_EQ(engine.rounds(), 1u);
+}
+
+}  // namespace
+}  // namespace rnic::probe

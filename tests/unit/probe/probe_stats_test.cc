@@ -70,8 +70,12 @@ TEST(ProbeStatsTest, LatencyBatchesAccumulateIntoOneHistogram) {
   EXPECT_EQ(w->histogram.sample_count, 4u);
   // 2 us lands in le=2e-06, so that bucket holds exactly one sample.
   for (const auto& bucket : w->histogram.bucket) {
-    if (bucket.upper_bound == 2e-6) EXPECT_EQ(bucket.cumulative_count, 1u);
-    if (bucket.upper_bound == 5e-6) EXPECT_EQ(bucket.cumulative_count, 2u);
+    if (bucket.upper_bound == 2e-6) {
+      EXPECT_EQ(bucket.cumulative_count, 1u);
+    }
+    if (bucket.upper_bound == 5e-6) {
+      EXPECT_EQ(bucket.cumulative_count, 2u);
+    }
   }
   const auto* it = Find(out, "rnic_probe_iterations_total");
   ASSERT_NE(it, nullptr);
