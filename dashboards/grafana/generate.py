@@ -446,6 +446,20 @@ def overview():
         [target("rnic_port_pma_saturated{%s} > 0" % DSEL)], "none",
         exclude=["job", "Value"]), 8, 8)
 
+    lay.add(table(
+        "Host placement",
+        "NUMA node of each RDMA device, its interrupt vectors, and how many "
+        "may run on CPUs of another node (alert RnicIrqsOffNumaNode).",
+        [target("rnic_numa_node{%s}" % DSEL),
+         target("rnic_irqs{%s}" % DSEL),
+         target("rnic_irqs_off_numa_node{%s}" % DSEL)],
+        "none",
+        overrides=[column_override("Value #A", "none", display="NUMA node"),
+                   column_override("Value #B", "none", display="IRQs"),
+                   column_override("Value #C", "none",
+                                   display="IRQs off node")],
+        exclude=["job"]), 24, 6)
+
     lay.row("PMU events (perf collector, opt-in)")
     lay.add(timeseries(
         "PMU event rates",
@@ -489,9 +503,15 @@ def congestion():
         "ECN-marked packets received",
         "RoCEv2 packets that arrived with ECN CE set: the path to this port "
         "is congested (np_ecn_marked_roce_packets, rx_ecn_marked_pkts, "
-        "RxECNMrkd).",
+        "RxECNMrkd). Per priority: packets this NIC itself marked because of "
+        "host-side congestion (ethtool rx_prio*_marked, roce collector).",
         [target("device_port:rnic_ecn_marked_packets:rate5m{%s}" % DSEL,
-                PORT_LEGEND)], "pps"), 12, 8)
+                PORT_LEGEND),
+         target("sum by (instance, device, port, priority) (rate("
+                "rnic_rx_priority_ecn_marked_packets_total{%s}"
+                "[$__rate_interval]))" % DSEL,
+                "marked by this NIC " + PORT_LEGEND + " prio {{priority}}")],
+        "pps"), 12, 8)
     lay.add(timeseries(
         "ECN-marked share",
         "ECN-marked packets as a share of received packets (alert "
@@ -557,6 +577,95 @@ def congestion():
         [target("device_port:rnic_rx_buffer_drops:rate5m{%s}" % DSEL,
                 PORT_LEGEND)], "pps"), 8, 8)
 
+    lay.row("PFC, adapter discards and PCIe (roce collector)")
+    lay.add(timeseries(
+        "PFC pause frames",
+        "Pause frames per priority: rx = the switch paused this port, tx = "
+        "this NIC paused the switch. Only PFC-enabled priorities are listed.",
+        [target("sum by (instance, netdev, priority, direction) (rate("
+                "rnic_pfc_pause_frames_total{%s}[$__rate_interval]))" % DSEL,
+                "{{instance}} {{netdev}} prio {{priority}} {{direction}}")],
+        "pps"), 8, 8)
+    lay.add(timeseries(
+        "Time paused",
+        "Share of time paused by PFC per priority (rate of pause seconds). "
+        "rx above 25 % for 15m: alert RnicPfcPausedHigh.",
+        [target("rate(rnic_pfc_pause_duration_seconds_total{%s}"
+                "[$__rate_interval])" % DSEL,
+                "{{instance}} {{netdev}} prio {{priority}} {{direction}}")],
+        "percentunit"), 8, 8)
+    lay.add(timeseries(
+        "Pause storms",
+        "Pause-storm warning and error events (error: the NIC stopped sending "
+        "pause; alert RnicPfcPauseStorm).",
+        [target("increase(rnic_pfc_pause_storm_warning_events_total{%s}"
+                "[$__rate_interval]) > 0" % DSEL,
+                "warning {{instance}} {{netdev}}"),
+         target("increase(rnic_pfc_pause_storm_error_events_total{%s}"
+                "[$__rate_interval]) > 0" % DSEL,
+                "error {{instance}} {{netdev}}")], "short", draw="bars"),
+            8, 8)
+    lay.add(timeseries(
+        "Adapter discards",
+        "Packets the NIC dropped: at the physical port for lack of buffers "
+        "(rx/tx_discards_phy), per priority (rx_prio*_discards), and for "
+        "lack of a posted netdev receive buffer (rx_out_of_buffer).",
+        [target("rate(rnic_phy_rx_discards_total{%s}[$__rate_interval])"
+                % DSEL, "phy rx {{instance}} {{netdev}}"),
+         target("rate(rnic_phy_tx_discards_total{%s}[$__rate_interval])"
+                % DSEL, "phy tx {{instance}} {{netdev}}"),
+         target("sum by (instance, netdev, priority) (rate("
+                "rnic_rx_priority_discards_total{%s}[$__rate_interval]))"
+                % DSEL, "prio {{priority}} {{instance}} {{netdev}}"),
+         target("rate(rnic_rx_out_of_buffer_total{%s}[$__rate_interval])"
+                % DSEL, "out of buffer {{instance}} {{netdev}}")], "pps"),
+            12, 8)
+    lay.add(timeseries(
+        "PCIe back-pressure",
+        "Share of each second outbound PCIe reads/writes were stalled for "
+        "lack of credits, and PCIe buffer overflow drops (alert "
+        "RnicPcieBackpressure).",
+        [target("rnic_pcie_outbound_stalled_reads_ratio{%s}" % DSEL,
+                "reads stalled {{instance}} {{netdev}}"),
+         target("rnic_pcie_outbound_stalled_writes_ratio{%s}" % DSEL,
+                "writes stalled {{instance}} {{netdev}}"),
+         target("rate(rnic_pcie_outbound_buffer_overflow_packets_total{%s}"
+                "[$__rate_interval])" % DSEL,
+                "overflow pkts/s {{instance}} {{netdev}}")], "percentunit"),
+            12, 8)
+    lay.add(table(
+        "PFC and ECN configuration",
+        "Per priority: PFC enabled (dcbnl) and RoCE ECN enabled per role "
+        "(np sends CNPs, rp reacts). A PFC priority needs both roles on "
+        "(alert RnicEcnDisabledOnPfcPriority).",
+        [target("rnic_pfc_enabled{%s}" % DSEL),
+         target('sum by (instance, device, port, netdev, priority) '
+                '(rnic_roce_ecn_enabled{%s,role="np"})' % DSEL),
+         target('sum by (instance, device, port, netdev, priority) '
+                '(rnic_roce_ecn_enabled{%s,role="rp"})' % DSEL)],
+        "none",
+        overrides=[column_override("Value #A", "none", display="PFC"),
+                   column_override("Value #B", "none", display="ECN np"),
+                   column_override("Value #C", "none", display="ECN rp")],
+        exclude=["job"]), 12, 8)
+    lay.add(table(
+        "RoCE netdev settings",
+        "MTU of the netdev, whether it allows a 4096-byte RoCE MTU, DCBX "
+        "willing bit, and DSCP entries in the DCB APP table (mlx5: > 0 "
+        "means trust dscp).",
+        [target("rnic_netdev_mtu_bytes{%s}" % DSEL),
+         target("rnic_roce_mtu_4096_capable{%s}" % DSEL),
+         target("rnic_dcb_willing{%s}" % DSEL),
+         target("rnic_dcb_app_dscp_mappings{%s}" % DSEL)],
+        "none",
+        overrides=[column_override("Value #A", "bytes", display="MTU"),
+                   column_override("Value #B", "none",
+                                   display="4096 RoCE MTU"),
+                   column_override("Value #C", "none", display="DCBX willing"),
+                   column_override("Value #D", "none",
+                                   display="DSCP mappings")],
+        exclude=["job"]), 12, 8)
+
     lay.row("Driver counters (raw)")
     lay.add(timeseries(
         "mlx5 adaptive retransmission",
@@ -613,7 +722,9 @@ def congestion():
     return dashboard(
         "rnic-congestion", "RNIC / Congestion and transport errors",
         "ECN marks, CNPs, retransmits, timeouts, retry exhaustion and "
-        "receive-buffer drops per port, across drivers.", lay)
+        "receive-buffer drops per port, across drivers; PFC, adapter "
+        "discards, PCIe back-pressure and the PFC/ECN configuration of RoCE "
+        "netdevs.", lay)
 
 
 def probe_resources():

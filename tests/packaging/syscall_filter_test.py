@@ -79,7 +79,7 @@ def main():
     help_text = subprocess.run([BIN, "--help"], capture_output=True,
                                text=True).stdout
     collectors = [c for c in ("sysfs", "perf", "kmsg", "netlink_stat",
-                              "netlink_resource")
+                              "netlink_resource", "roce")
                   if f"collector.{c} " in help_text.replace("]", " ")
                   or f"collector.{c}" in help_text]
     with tempfile.TemporaryDirectory() as tmp:

@@ -23,7 +23,8 @@ contents=$(dpkg-deb -c "$deb")
 for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
   ./etc/default/rnic-exporter ./usr/share/rnic-exporter/rules/rnic_alerts.yaml \
   ./usr/share/rnic-exporter/rules/rnic_rules.yaml \
-  ./usr/share/rnic-exporter/dashboards/rnic-overview.json; do
+  ./usr/share/rnic-exporter/dashboards/rnic-overview.json \
+  ./usr/share/doc/rnic-exporter/examples/rnic_exporter.yml; do
   grep -qF " $path" <<<"$contents" || {
     echo "missing $path in $deb"
     exit 1
