@@ -60,6 +60,14 @@ Error Bad(const std::string& flag, const std::string& why) {
   return Error{"flag --" + flag + ": " + why};
 }
 
+// A boolean flag's optional "=true"/"=false".
+Result<bool> BoolValue(const std::string& flag,
+                       const std::optional<std::string>& value) {
+  if (!value || *value == "true") return true;
+  if (*value == "false") return false;
+  return Bad(flag, "expected true or false, got '" + *value + "'");
+}
+
 }  // namespace
 
 Result<Options> ParseFlags(const std::vector<std::string>& args,
@@ -94,21 +102,10 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
     // Boolean flags.
     if (name == "collector.disable-defaults" ||
         name == "web.disable-exporter-metrics") {
-      bool v = true;
-      if (value) {
-        if (*value == "true") {
-          v = true;
-        } else if (*value == "false") {
-          v = false;
-        } else {
-          return Bad(name, "expected true or false, got '" + *value + "'");
-        }
-      }
-      if (name == "collector.disable-defaults") {
-        disable_defaults = v;
-      } else {
-        o.disable_exporter_metrics = v;
-      }
+      auto v = BoolValue(name, value);
+      if (!v.ok()) return v.error();
+      (name == "collector.disable-defaults" ? disable_defaults
+                                            : o.disable_exporter_metrics) = *v;
       continue;
     }
     bool negated = name.rfind("no-collector.", 0) == 0;
@@ -120,18 +117,10 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
       if (spec == nullptr)
         return Bad(name, "unknown collector '" + cname + "'");
       if (dot == std::string::npos) {
-        bool v = !negated;
-        if (value) {
-          if (negated) return Bad(name, "takes no value");
-          if (*value == "true") {
-            v = true;
-          } else if (*value == "false") {
-            v = false;
-          } else {
-            return Bad(name, "expected true or false, got '" + *value + "'");
-          }
-        }
-        explicit_state[cname] = v;
+        if (negated && value) return Bad(name, "takes no value");
+        auto v = BoolValue(name, value);
+        if (!v.ok()) return v.error();
+        explicit_state[cname] = negated ? false : *v;
         continue;
       }
       if (negated) return Bad(name, "unknown flag");

@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "collectors/common/range_list.h"
+
 namespace rnic {
 namespace {
 
@@ -88,57 +90,14 @@ Result<PmuFormat> ParsePmuFormat(std::string_view text) {
   } else {
     return Error{"unknown config word '" + std::string(word) + "'"};
   }
-  std::string_view rest = text.substr(colon + 1);
-  while (!rest.empty()) {
-    auto comma = rest.find(',');
-    std::string_view r = rest.substr(0, comma);
-    rest = comma == std::string_view::npos ? std::string_view()
-                                           : rest.substr(comma + 1);
-    auto dash = r.find('-');
-    int lo = 0, hi = 0;
-    auto p1 = std::from_chars(
-        r.data(), r.data() + (dash == std::string_view::npos ? r.size() : dash),
-        lo);
-    if (p1.ec != std::errc())
-      return Error{"bad bit range '" + std::string(r) + "'"};
-    hi = lo;
-    if (dash != std::string_view::npos) {
-      auto p2 = std::from_chars(r.data() + dash + 1, r.data() + r.size(), hi);
-      if (p2.ec != std::errc())
-        return Error{"bad bit range '" + std::string(r) + "'"};
-    }
-    if (lo < 0 || hi > 63 || lo > hi)
-      return Error{"bad bit range '" + std::string(r) + "'"};
-    f.bits.emplace_back(lo, hi);
+  auto bits = ParseRangeList(text.substr(colon + 1));
+  if (!bits.ok()) return bits.error();
+  for (const auto& [lo, hi] : *bits) {
+    if (hi > 63) return Error{"bit " + std::to_string(hi) + " beyond 63"};
   }
+  f.bits = std::move(bits).value();
   if (f.bits.empty()) return Error{"format without bits"};
   return f;
-}
-
-Result<std::vector<int>> ParseCpuList(std::string_view text) {
-  std::vector<int> cpus;
-  text = Trim(text);
-  while (!text.empty()) {
-    auto comma = text.find(',');
-    std::string_view r = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view()
-                                           : text.substr(comma + 1);
-    auto dash = r.find('-');
-    int lo = 0, hi = 0;
-    auto p1 = std::from_chars(
-        r.data(), r.data() + (dash == std::string_view::npos ? r.size() : dash),
-        lo);
-    if (p1.ec != std::errc())
-      return Error{"bad cpu list '" + std::string(r) + "'"};
-    hi = lo;
-    if (dash != std::string_view::npos &&
-        std::from_chars(r.data() + dash + 1, r.data() + r.size(), hi).ec !=
-            std::errc()) {
-      return Error{"bad cpu list '" + std::string(r) + "'"};
-    }
-    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
-  }
-  return cpus;
 }
 
 Result<std::vector<std::string>> ListPmus(const std::string& sysfs) {

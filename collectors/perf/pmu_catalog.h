@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/common/range_list.h"  // ParseCpuList
 #include "collectors/common/result.h"
 
 namespace rnic {
@@ -49,8 +50,6 @@ struct EncodedEvent {
 
 // "config:0-7,21", "config1:0-15" -> PmuFormat.
 [[nodiscard]] Result<PmuFormat> ParsePmuFormat(std::string_view text);
-// "0-3,8" -> {0,1,2,3,8}; empty text -> {}.
-[[nodiscard]] Result<std::vector<int>> ParseCpuList(std::string_view text);
 // An event name of the PMU, or terms "a=0x1,b=2,flag" (a term without a value
 // sets 1). Terms must name a format of the PMU or be config/config1/config2.
 [[nodiscard]] Result<EncodedEvent> EncodeEvent(const Pmu& pmu,

@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <charconv>
 
-#include "collectors/perf/pmu_catalog.h"  // ParseCpuList
+#include "collectors/common/range_list.h"
 #include "collectors/roce/roce_topology.h"
 
 namespace rnic {

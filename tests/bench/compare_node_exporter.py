@@ -8,36 +8,14 @@ CPU is read from /proc/<pid>/stat (utime+stime) before and after N scrapes
 over HTTP on 127.0.0.1, so it includes HTTP handling and serialization."""
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
+from proc_util import cpu_seconds, free_port, rss_kib
+
 NODE_EXPORTER = "/usr/bin/prometheus-node-exporter"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def rss_bytes(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    return 0
 
 
 def wait_up(url):
@@ -64,7 +42,7 @@ def measure(name, cmd, url, prefix, scrapes):
             urllib.request.urlopen(url).read()
         wall = time.monotonic() - t0
         cpu = cpu_seconds(proc.pid) - c0
-        rss = rss_bytes(proc.pid)
+        rss = rss_kib(proc.pid) * 1024
     finally:
         proc.terminate()
         proc.wait()

@@ -4,26 +4,11 @@ intervals; flat means no growth after warm-up.
 
 usage: memory_soak.py RNIC_EXPORTER [--scrapes 10000] [exporter flags...]"""
 import argparse
-import socket
 import subprocess
 import time
 import urllib.request
 
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+from proc_util import free_port, rss_kib
 
 
 def main():

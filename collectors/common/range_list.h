@@ -1,0 +1,19 @@
+// Kernel range lists: "0-3,8,60-63" as in cpumask/cpulist files and PMU
+// format files.
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collectors/common/result.h"
+
+namespace rnic {
+
+// "0-3,8" -> {{0,3},{8,8}}; empty text -> {}. Ranges must be lo <= hi, >= 0.
+[[nodiscard]] Result<std::vector<std::pair<int, int>>> ParseRangeList(
+    std::string_view text);
+// "0-2,5" -> {0,1,2,5}.
+[[nodiscard]] Result<std::vector<int>> ParseCpuList(std::string_view text);
+
+}  // namespace rnic
