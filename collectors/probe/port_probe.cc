@@ -180,6 +180,7 @@ Status PortProbe::Build(const ibv_device_attr& dev_attr) {
       if (Status st = PostRecv(s); !st.ok()) return st;
     }
   }
+  if (!cfg_.two_sided_write) return Status::Ok();
   try {
     responder_ = std::thread([this] { ResponderMain(); });
   } catch (const std::system_error& e) {
@@ -369,6 +370,34 @@ bool PortProbe::OneIteration(Operation op, std::uint32_t size, OpOutcome& out) {
       tag_ = NextTag(tag_);
       const std::size_t last = size - 1;
       Slot(a, 1)[last] = static_cast<char>(tag_);
+      if (!cfg_.two_sided_write) {
+        // Both sides in this thread (the default, see README). Clear the
+        // polled bytes: an earlier, larger WRITE may have left a tag there.
+        const std::uint64_t b_sends = b.sends_done;
+        Slot(a, 0)[last] = 0;
+        Slot(b, 0)[last] = 0;
+        Slot(b, 1)[last] = static_cast<char>(tag_);
+        if (Status st = PostOne(a, b, op, size); !st.ok()) {
+          return fail_post(st);
+        }
+        if (!WaitMemory([&] { return LoadByte(Slot(b, 0) + last) == tag_; },
+                        deadline)) {
+          out.timeout = true;
+          return false;
+        }
+        if (Status st = PostOne(b, a, op, size); !st.ok()) {
+          return fail_post(st);
+        }
+        if (!WaitMemory([&] { return LoadByte(Slot(a, 0) + last) == tag_; },
+                        deadline)) {
+          out.timeout = true;
+          return false;
+        }
+        return Reap(
+                   a, [&] { return a.sends_done > a_sends; }, deadline, out) &&
+               Reap(
+                   b, [&] { return b.sends_done > b_sends; }, deadline, out);
+      }
       if (Status st = PostOne(a, b, op, size); !st.ok()) return fail_post(st);
       if (!WaitMemory([&] { return LoadByte(Slot(a, 0) + last) == tag_; },
                       deadline)) {
@@ -517,7 +546,7 @@ OpOutcome PortProbe::Run(Operation op, std::uint32_t size, int iterations) {
   OpOutcome out;
   if (IsAtomic(op)) size = 8;
   out.samples.reserve(static_cast<std::size_t>(iterations));
-  const bool two_sided = op == Operation::kWrite;
+  const bool two_sided = op == Operation::kWrite && cfg_.two_sided_write;
   if (two_sided) StartBurst(op, size, iterations + 1);
   bool ok = OneIteration(op, size, out);  // warm-up, not recorded
   const double factor = IsHalfRoundTrip(op) ? 0.5 : 1.0;
