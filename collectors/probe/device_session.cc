@@ -291,6 +291,7 @@ void DeviceSession::ProbePort(int port) {
       if (IsAtomic(op)) size = 8;
       if (engine_.stopping()) return;
       OpOutcome out = slot.probe->Run(op, size, cfg.iterations);
+      stats.AddCpuSeconds(out.responder_cpu_seconds);
       if (!out.samples.empty()) {
         stats.RecordLatencies(name_, port, op, size, out.samples);
       }

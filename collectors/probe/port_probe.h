@@ -1,15 +1,21 @@
 // The verbs resources of one probed port: a PD, one CQ per QP, a loopback
 // RC QP pair (A <-> B) and one registered buffer per QP. Runs the timed
-// operations. Owned and used by the probe thread only.
+// operations. Owned and used by the probe thread, which drives side A; a
+// responder thread of its own answers on side B during WRITE bursts (as
+// perftest's second process does) and sleeps otherwise.
 #pragma once
 
 #include <infiniband/verbs.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectors/common/result.h"
@@ -29,10 +35,11 @@ inline constexpr std::uintptr_t kTestCqFlag = 1u << 16;
                                     const ibv_port_attr& attr, int configured);
 
 struct OpOutcome {
-  std::vector<double> samples;   // seconds, one per timed iteration
-  bool timeout = false;          // an operation did not complete in time
-  std::optional<int> wc_status;  // first error completion, if any
-  std::string error;             // a post or poll call failed
+  std::vector<double> samples;       // seconds, one per timed iteration
+  bool timeout = false;              // an operation did not complete in time
+  std::optional<int> wc_status;      // first error completion, if any
+  std::string error;                 // a post or poll call failed
+  double responder_cpu_seconds = 0;  // side B's thread CPU time in this run
   [[nodiscard]] bool ok() const {
     return !timeout && !wc_status && error.empty();
   }
@@ -67,6 +74,15 @@ class PortProbe {
     char* buf = nullptr;
     std::uint64_t sends_done = 0;  // send-side completions reaped
     std::uint64_t recvs_done = 0;  // receive completions reaped
+    std::uint64_t wr_seq = 0;      // wr_id of the last send posted
+  };
+  // One WRITE burst for the responder: `count` pings to answer.
+  struct Burst {
+    Operation op;
+    std::uint32_t size;
+    int count;
+    std::uint8_t tag;  // the tag before the burst's first ping
+    int avoid_cpu;     // the probe thread's CPU, or -1
   };
   PortProbe(ibv_context* ctx, int port, const ProbeConfig& cfg);
   [[nodiscard]] Status Build(const ibv_device_attr& dev_attr);
@@ -85,6 +101,16 @@ class PortProbe {
                                 std::chrono::steady_clock::time_point deadline);
   [[nodiscard]] bool OneIteration(Operation op, std::uint32_t size,
                                   OpOutcome& out);
+  // Side B: sleeps until a burst is armed, answers it, reports back.
+  void ResponderMain();
+  void Respond(const Burst& job, OpOutcome& out);
+  void StartBurst(Operation op, std::uint32_t size, int count);
+  // Waits (bounded by the per-op timeout) until the responder is idle and
+  // folds its failure, if any, into `out`.
+  void EndBurst(bool a_failed, OpOutcome& out);
+  [[nodiscard]] bool Aborted() const {
+    return abort_.load(std::memory_order_relaxed);
+  }
 
   char* Slot(const Side& s, int slot) const {
     return s.buf + static_cast<std::size_t>(slot) * slot_bytes_;
@@ -102,8 +128,19 @@ class PortProbe {
   std::size_t buf_bytes_ = 0;
   std::uint32_t max_inline_ = 0;
   std::uint64_t atomic_expect_ = 0;  // B's atomic word, as A last left it
-  std::uint8_t tag_ = 0;
-  std::uint64_t wr_seq_ = 0;
+  std::uint8_t tag_ = 0;  // A's WRITE tag; the responder keeps its own copy
+
+  std::mutex mu_;
+  std::condition_variable wake_;  // responder: a burst or stop
+  std::condition_variable idle_;  // probe thread: the burst is over
+  std::optional<Burst> burst_;    // armed, not yet taken by the responder
+  bool busy_ = false;             // the responder is answering a burst
+  bool stop_ = false;
+  OpOutcome responder_out_;
+  // Set by the side that fails, so the other stops polling at once; also by
+  // the destructor.
+  std::atomic<bool> abort_{false};
+  std::thread responder_;  // last member: joined in the destructor first
 };
 
 }  // namespace rnic::probe

@@ -177,10 +177,11 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
   if (!node || node.IsNull()) return c;
   if (!node.IsMap()) return Error{"probe: must be a map"};
   static const std::set<std::string> kKnown = {
-      "enabled",  "devices",     "ports",       "operations",
-      "sizes",    "interval",    "iterations",  "timeout",
-      "sq_depth", "rq_depth",    "cq_depth",    "gid_index",
-      "mr_sizes", "mr_interval", "qp_counters", "test_cq_overrun_writes"};
+      "enabled",    "devices",        "ports",       "operations",
+      "sizes",      "interval",       "iterations",  "timeout",
+      "sq_depth",   "rq_depth",       "cq_depth",    "gid_index",
+      "mr_sizes",   "mr_interval",    "qp_counters", "test_cq_overrun_writes",
+      "split_cpus", "two_sided_write"};
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
     if (!kKnown.count(key)) return KeyError(key, "unknown key");
@@ -298,6 +299,16 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     auto v = Scalar<bool>(n, "qp_counters");
     if (!v) return v.error();
     c.qp_counters = *v;
+  }
+  if (auto n = node["two_sided_write"]) {
+    auto v = Scalar<bool>(n, "two_sided_write");
+    if (!v) return v.error();
+    c.two_sided_write = *v;
+  }
+  if (auto n = node["split_cpus"]) {
+    auto v = Scalar<bool>(n, "split_cpus");
+    if (!v) return v.error();
+    c.split_cpus = *v;
   }
   return c;
 }

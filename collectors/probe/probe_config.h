@@ -46,7 +46,9 @@ struct ProbeConfig {
   int gid_index = -1;  // -1: RoCEv2 IPv4-mapped GID, else the first usable
   std::vector<std::uint64_t> mr_sizes = {4096, 1u << 20, 64u << 20};
   std::chrono::milliseconds mr_interval{60000};
-  bool qp_counters = true;  // bind the probe QPs to their own counter
+  bool qp_counters = true;       // bind the probe QPs to their own counter
+  bool two_sided_write = false;  // WRITE answered by a responder thread
+  bool split_cpus = true;        // WRITE responder off the probe thread's CPU
   // Test only: on every (re)build, post this many signaled writes into a
   // one-entry CQ without polling it, to provoke a CQ overrun
   // (IBV_EVENT_CQ_ERR).

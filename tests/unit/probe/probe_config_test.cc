@@ -20,6 +20,8 @@ TEST(ProbeConfigTest, AbsentSectionGivesWorkingDefaults) {
   EXPECT_EQ(r->mr_sizes,
             (std::vector<std::uint64_t>{4096, 1u << 20, 64u << 20}));
   EXPECT_EQ(r->gid_index, -1);
+  EXPECT_TRUE(r->split_cpus);
+  EXPECT_FALSE(r->two_sided_write);
   EXPECT_TRUE(r->WantsDevice("anything"));
   EXPECT_TRUE(r->WantsPort(2));
   EXPECT_GE(r->cq_depth, r->sq_depth + r->rq_depth);
@@ -42,6 +44,8 @@ gid_index: 3
 mr_sizes: [4k, 2MiB]
 mr_interval: 10m
 qp_counters: false
+split_cpus: false
+two_sided_write: true
 test_cq_overrun_writes: 8
 )"));
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -60,6 +64,8 @@ test_cq_overrun_writes: 8
   EXPECT_EQ(r->gid_index, 3);
   EXPECT_EQ(r->mr_sizes, (std::vector<std::uint64_t>{4096, 2u << 20}));
   EXPECT_FALSE(r->qp_counters);
+  EXPECT_FALSE(r->split_cpus);
+  EXPECT_TRUE(r->two_sided_write);
   EXPECT_EQ(r->test_cq_overrun_writes, 8);
 }
 
