@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -267,7 +268,10 @@ std::vector<std::uint8_t> BoundCounters() {
 
 std::string ProcWithComms() {
   // A procfs lookalike: pids 100 and 101 run "nccl", 200 runs "ib_write_bw".
-  const std::string dir = ::testing::TempDir() + "/rnic_nl_proc";
+  // Per process: ctest runs these tests in parallel processes, and a file
+  // being rewritten by one would read empty in another.
+  const std::string dir =
+      ::testing::TempDir() + "/rnic_nl_proc_" + std::to_string(::getpid());
   for (auto [pid, comm] : {std::pair{100, "nccl"}, std::pair{101, "nccl"},
                            std::pair{200, "ib_write_bw"}}) {
     std::filesystem::create_directories(dir + "/" + std::to_string(pid));
@@ -453,7 +457,8 @@ std::shared_ptr<ReplayTransport> ResKernel(int processes) {
 }
 
 std::string ProcWithWorkers(int n) {
-  const std::string dir = ::testing::TempDir() + "/rnic_nl_proc_workers";
+  const std::string dir = ::testing::TempDir() + "/rnic_nl_proc_workers_" +
+                          std::to_string(::getpid()) + "_" + std::to_string(n);
   for (int i = 0; i < n; ++i) {
     std::filesystem::create_directories(dir + "/" + std::to_string(1000 + i));
     std::ofstream(dir + "/" + std::to_string(1000 + i) + "/comm")
