@@ -28,15 +28,7 @@ NetlinkResourceCollector::NetlinkResourceCollector(TransportOpener opener,
 
 Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
                                          MetricSet& out) {
-  if (!transport_) {
-    auto t = opener_();
-    if (!t.ok()) {
-      parts_.WarnOnce("open", "no RDMA netlink: " + t.error().ToString());
-      return Status::Ok();
-    }
-    transport_ = std::move(t).value();
-    parts_.Clear("open");
-  }
+  if (!EnsureTransport(opener_, transport_, parts_)) return Status::Ok();
   comms_.Clear();
   RdmaNetlinkSource src(*transport_);
   auto summary = src.ResourceSummary();

@@ -96,18 +96,22 @@ Status NetlinkStatCollector::OnError(std::string_view part,
                          port.dev_name, err);
 }
 
-Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
-  if (!transport_) {
-    auto t = opener_();
-    if (!t.ok()) {
-      // No RDMA netlink (ib_core not loaded): nothing to report, not a
-      // failure of the exporter.
-      parts_.WarnOnce("open", "no RDMA netlink: " + t.error().ToString());
-      return Status::Ok();
-    }
-    transport_ = std::move(t).value();
-    parts_.Clear("open");
+bool EnsureTransport(const TransportOpener& opener,
+                     std::shared_ptr<NetlinkTransport>& transport,
+                     PartSwitch& parts) {
+  if (transport) return true;
+  auto t = opener();
+  if (!t.ok()) {
+    parts.WarnOnce("open", "no RDMA netlink: " + t.error().ToString());
+    return false;
   }
+  transport = std::move(t).value();
+  parts.Clear("open");
+  return true;
+}
+
+Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
+  if (!EnsureTransport(opener_, transport_, parts_)) return Status::Ok();
   comms_.Clear();
   RdmaNetlinkSource src(*transport_);
   auto devs = src.Devices();

@@ -30,6 +30,12 @@ using TransportOpener =
 
 [[nodiscard]] TransportOpener LibnlOpener();
 
+// Opens `transport` when it is not open. False when RDMA netlink is absent
+// (ib_core not loaded): nothing to report, not a failure; logged once.
+[[nodiscard]] bool EnsureTransport(const TransportOpener& opener,
+                                   std::shared_ptr<NetlinkTransport>& transport,
+                                   PartSwitch& parts);
+
 class NetlinkStatCollector final : public Collector {
  public:
   struct Options {
