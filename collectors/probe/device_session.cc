@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <sys/mman.h>
 #include <time.h>
 
 #include <cerrno>
 
+#include "collectors/probe/cpu_pacer.h"
 #include "collectors/probe/probe_engine.h"
 
 namespace rnic::probe {
@@ -61,6 +63,7 @@ DeviceSession::~DeviceSession() {
 }
 
 void DeviceSession::EventLoop() {
+  pthread_setname_np(pthread_self(), "rnic-probe-ev");
   double cpu0 = ThreadCpuSeconds();
   while (!stop_events_.load()) {
     pollfd pfd{ctx_->async_fd, POLLIN, 0};
@@ -335,7 +338,17 @@ void DeviceSession::MeasureMr() {
   if (cfg.mr_sizes.empty() || cfg.mr_interval.count() == 0) return;
   const auto now = Clock::now();
   if (now < next_mr_) return;
-  next_mr_ = now + cfg.mr_interval;
+  const double cpu0 = ThreadCpuSeconds();
+  MeasureMrSizes();
+  const double cost = ThreadCpuSeconds() - cpu0;
+  engine_.mr_cpu_seconds_ += cost;
+  next_mr_ = now + std::chrono::duration_cast<Clock::duration>(PacedGap(
+                       cfg.mr_interval, cost,
+                       cfg.cpu_budget_percent / 100.0 * kMrBudgetShare));
+}
+
+void DeviceSession::MeasureMrSizes() {
+  const auto& cfg = engine_.cfg_;
   for (std::uint64_t size : cfg.mr_sizes) {
     if (engine_.stopping()) return;
     // Populated up front: the histogram is the cost of pinning and mapping,

@@ -47,7 +47,8 @@ class DeviceSession {
   void Teardown(int port, PortSlot& slot);
   [[nodiscard]] bool Build(int port, PortSlot& slot);
   void BindCounter(int port, PortSlot& slot);
-  void MeasureMr();
+  void MeasureMr();  // when due; paced by its share of the CPU budget
+  void MeasureMrSizes();
   void Problem(int port, const std::string& what);  // logs on change
 
   ProbeEngine& engine_;

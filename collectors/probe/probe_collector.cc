@@ -63,6 +63,10 @@ CollectorSpec MakeProbeCollectorSpec() {
        "Time of ibv_dereg_mr() per buffer size."},
       {"rnic_probe_cpu_seconds_total", "counter", "",
        "CPU time of the probe threads."},
+      {"rnic_probe_cpu_budget_ratio", "gauge", "",
+       "Share of one core the probe may use on average (0: no limit)."},
+      {"rnic_probe_budget_delay_seconds_total", "counter", "",
+       "Time rounds were held back beyond the interval by the CPU budget."},
       {"rnic_async_events_total", "counter", "device,port,event",
        "ibv_async_events on the probe's device contexts by type "
        "(device-level events have no port label)."},

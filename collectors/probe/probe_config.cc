@@ -176,12 +176,25 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
   ProbeConfig c;
   if (!node || node.IsNull()) return c;
   if (!node.IsMap()) return Error{"probe: must be a map"};
-  static const std::set<std::string> kKnown = {
-      "enabled",    "devices",        "ports",       "operations",
-      "sizes",      "interval",       "iterations",  "timeout",
-      "sq_depth",   "rq_depth",       "cq_depth",    "gid_index",
-      "mr_sizes",   "mr_interval",    "qp_counters", "test_cq_overrun_writes",
-      "split_cpus", "two_sided_write"};
+  static const std::set<std::string> kKnown = {"enabled",
+                                               "devices",
+                                               "ports",
+                                               "operations",
+                                               "sizes",
+                                               "interval",
+                                               "iterations",
+                                               "timeout",
+                                               "sq_depth",
+                                               "rq_depth",
+                                               "cq_depth",
+                                               "gid_index",
+                                               "mr_sizes",
+                                               "mr_interval",
+                                               "qp_counters",
+                                               "test_cq_overrun_writes",
+                                               "split_cpus",
+                                               "two_sided_write",
+                                               "cpu_budget_percent"};
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
     if (!kKnown.count(key)) return KeyError(key, "unknown key");
@@ -304,6 +317,15 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     auto v = Scalar<bool>(n, "two_sided_write");
     if (!v) return v.error();
     c.two_sided_write = *v;
+  }
+  if (auto n = node["cpu_budget_percent"]) {
+    auto v = Scalar<double>(n, "cpu_budget_percent");
+    if (!v) return v.error();
+    if (!(*v >= 0 && *v <= 100)) {
+      return KeyError("cpu_budget_percent",
+                      "must be between 0 (no limit) and 100");
+    }
+    c.cpu_budget_percent = *v;
   }
   if (auto n = node["split_cpus"]) {
     auto v = Scalar<bool>(n, "split_cpus");

@@ -40,6 +40,10 @@ struct ProbeConfig {
   std::chrono::milliseconds interval{1000};
   int iterations = 10;  // timed pings per operation and size each round
   std::chrono::milliseconds op_timeout{1000};
+  // Share of one core the probe threads may use on average, in percent;
+  // rounds are spaced out beyond `interval` when a device makes them
+  // dearer than that. 0: no limit.
+  double cpu_budget_percent = 1.0;
   int sq_depth = 32;
   int rq_depth = 32;
   int cq_depth = 64;

@@ -1,9 +1,11 @@
 #include "collectors/probe/probe_engine.h"
 
 #include <infiniband/verbs.h>
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 #include <time.h>
 
+#include "collectors/probe/cpu_pacer.h"
 #include "collectors/probe/device_session.h"
 
 namespace rnic::probe {
@@ -92,8 +94,20 @@ void ProbeEngine::Round() {
 }
 
 void ProbeEngine::Loop() {
+  // Named so that top -H and /proc/<pid>/task show what the probe costs.
+  pthread_setname_np(pthread_self(), "rnic-probe");
+  const double share = cfg_.cpu_budget_percent / 100.0;
+  const bool mr_on = !cfg_.mr_sizes.empty() && cfg_.mr_interval.count() > 0;
+  // Rounds get what memory-registration measurements do not (cpu_pacer.h).
+  const double round_share = mr_on ? share * (1 - kMrBudgetShare) : share;
+  // Ten seconds' worth may be banked, so a round that runs long once (a
+  // rebuild, a slow port) does not hold back the next.
+  CpuPacer pacer(round_share, round_share * 10.0);
+  stats_->SetCpuBudget(share);
   double cpu0 = ThreadCpuSeconds();
   auto next = std::chrono::steady_clock::now();
+  auto paced_at = next;
+  double paced_cpu = stats_->CpuSeconds() - mr_cpu_seconds_;
   while (!stopping()) {
     Round();
     ++rounds_;
@@ -105,6 +119,21 @@ void ProbeEngine::Loop() {
     next += cfg_.interval;
     const auto now = std::chrono::steady_clock::now();
     if (next < now) next = now;
+    // Every probe thread's CPU (responders, event threads) since the last
+    // round counts against the budget, except the separately paced MRs.
+    const double all_cpu = stats_->CpuSeconds() - mr_cpu_seconds_;
+    const auto wait =
+        pacer.AfterRound(std::chrono::duration<double>(now - paced_at).count(),
+                         all_cpu - paced_cpu);
+    paced_at = now;
+    paced_cpu = all_cpu;
+    if (now + wait > next) {
+      stats_->AddBudgetDelay(
+          std::chrono::duration<double>(now + wait - next).count());
+      next =
+          now +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait);
+    }
     std::unique_lock lock(wake_mu_);
     wake_.wait_until(lock, next, [this] { return stop_.load(); });
   }

@@ -64,6 +64,8 @@ class ProbeEngine {
   std::map<std::pair<std::string, int>, PortMemory> memory_;
   std::set<std::string> warned_;
   std::unique_ptr<QpCounterClient> nl_;
+  // CPU of memory-registration measurements, paced apart from the rounds.
+  double mr_cpu_seconds_ = 0;
   bool nl_failed_ = false;
 };
 

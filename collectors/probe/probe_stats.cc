@@ -165,6 +165,16 @@ void ProbeStats::AddCpuSeconds(double seconds) {
   cpu_seconds_ += seconds;
 }
 
+void ProbeStats::SetCpuBudget(double share) {
+  std::lock_guard lock(mu_);
+  cpu_budget_ = share;
+}
+
+void ProbeStats::AddBudgetDelay(double seconds) {
+  std::lock_guard lock(mu_);
+  budget_delay_seconds_ += seconds;
+}
+
 void ProbeStats::SetQpCounterBound(const std::string& dev, int port,
                                    bool bound) {
   std::lock_guard lock(mu_);
@@ -295,6 +305,16 @@ void ProbeStats::AppendTo(MetricSet& out) const {
                  "(CLOCK_THREAD_CPUTIME_ID); divide its rate by the rate of "
                  "rnic_probe_iterations_total for the cost per operation.",
                  {}, cpu_seconds_);
+  out.AddGauge("rnic_probe_cpu_budget_ratio",
+               "Share of one core the probe threads may use on average "
+               "(probe.cpu_budget_percent / 100; 0: no limit).",
+               {}, cpu_budget_);
+  out.AddCounter("rnic_probe_budget_delay_seconds_total",
+                 "Time the probe's rounds were held back beyond "
+                 "probe.interval to keep within the CPU budget; a rising "
+                 "rate means this device makes probing dear (or the host "
+                 "is slow) and rounds come less often.",
+                 {}, budget_delay_seconds_);
 }
 
 std::optional<Histogram> ProbeStats::LatencyHistogram(
@@ -323,6 +343,11 @@ std::uint64_t ProbeStats::AsyncEvents(const std::string& dev, int port,
 double ProbeStats::CpuSeconds() const {
   std::lock_guard lock(mu_);
   return cpu_seconds_;
+}
+
+double ProbeStats::BudgetDelaySeconds() const {
+  std::lock_guard lock(mu_);
+  return budget_delay_seconds_;
 }
 
 std::uint64_t ProbeStats::TotalIterations() const {

@@ -49,6 +49,10 @@ class ProbeStats {
   void RecordAsyncEvent(const std::string& dev, int port,
                         const std::string& event);
   void AddCpuSeconds(double seconds);
+  // The CPU budget (share of one core, 0: none) and the time rounds were
+  // held back beyond the interval to keep within it.
+  void SetCpuBudget(double share);
+  void AddBudgetDelay(double seconds);
   // Per-QP counter binding state of a port, and the counter values
   // (already made monotonic across rebinds by the caller).
   void SetQpCounterBound(const std::string& dev, int port, bool bound);
@@ -66,6 +70,7 @@ class ProbeStats {
   [[nodiscard]] std::uint64_t AsyncEvents(const std::string& dev, int port,
                                           const std::string& event) const;
   [[nodiscard]] double CpuSeconds() const;
+  [[nodiscard]] double BudgetDelaySeconds() const;
   [[nodiscard]] std::uint64_t TotalIterations() const;
 
  private:
@@ -99,6 +104,8 @@ class ProbeStats {
   std::map<std::tuple<std::string, std::uint64_t>, MrSeries> mr_;
   std::map<std::tuple<std::string, int, std::string>, std::uint64_t> events_;
   double cpu_seconds_ = 0;
+  double cpu_budget_ = 0;
+  double budget_delay_seconds_ = 0;
 };
 
 }  // namespace rnic::probe

@@ -36,10 +36,12 @@ TEST(ProbeCollectorSpecTest, DisabledByConfigRunsNoEngine) {
   ASSERT_TRUE(c.ok()) << c.error().message;
   MetricSet out;
   ASSERT_TRUE((*c)->Collect(ScrapeContext{}, out).ok());
-  // Nothing probed: only the CPU counter, at zero.
-  ASSERT_EQ(out.size(), 1u);
+  // Nothing probed: only the process-wide CPU families, at zero.
+  ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out.families()[0].name, "rnic_probe_cpu_seconds_total");
   EXPECT_EQ(out.families()[0].metric.at(0).counter.value, 0);
+  EXPECT_EQ(out.families()[1].name, "rnic_probe_cpu_budget_ratio");
+  EXPECT_EQ(out.families()[2].name, "rnic_probe_budget_delay_seconds_total");
 }
 
 TEST(KmsgCollectorSpecTest, UnreadableLogFailsTheCollectorNotTheExporter) {
@@ -77,6 +79,36 @@ TEST(ProbeEngineTest, RunsRoundsAndStopsCleanly) {
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
   EXPECT_EQ(engine.rounds(), after);  // no thread left running
   EXPECT_GT(stats->CpuSeconds(), 0.0);
+}
+
+// A budget far below what even an empty round costs spaces rounds out well
+// beyond the 10 ms interval, says so in the delay counter, and Stop() still
+// interrupts the long wait.
+TEST(ProbeEngineTest, CpuBudgetHoldsRoundsBack) {
+  auto cfg = ParseProbeConfig(YAML::Load(
+      "interval: 10ms\nmr_interval: 0s\ncpu_budget_percent: 0.0001"));
+  ASSERT_TRUE(cfg.ok());
+  auto stats = std::make_shared<ProbeStats>();
+  ProbeEngine engine(*cfg, stats);
+  engine.Start();
+  for (int i = 0; i < 500 && engine.rounds() < 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Unpaced, 200 ms at a 10 ms interval is ~20 rounds.
+  EXPECT_LE(engine.rounds(), 3u);
+  EXPECT_GT(stats->BudgetDelaySeconds(), 0.0);
+  engine.Stop();
+  MetricSet out;
+  stats->AppendTo(out);
+  bool saw_ratio = false;
+  for (const auto& f : out.families()) {
+    if (f.name == "rnic_probe_cpu_budget_ratio") {
+      saw_ratio = true;
+      EXPECT_DOUBLE_EQ(f.metric.at(0).gauge.value, 1e-6);
+    }
+  }
+  EXPECT_TRUE(saw_ratio);
 }
 
 TEST(ProbeEngineTest, StopInterruptsALongInterval) {

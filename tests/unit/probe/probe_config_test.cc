@@ -22,6 +22,7 @@ TEST(ProbeConfigTest, AbsentSectionGivesWorkingDefaults) {
   EXPECT_EQ(r->gid_index, -1);
   EXPECT_TRUE(r->split_cpus);
   EXPECT_FALSE(r->two_sided_write);
+  EXPECT_DOUBLE_EQ(r->cpu_budget_percent, 1.0);
   EXPECT_TRUE(r->WantsDevice("anything"));
   EXPECT_TRUE(r->WantsPort(2));
   EXPECT_GE(r->cq_depth, r->sq_depth + r->rq_depth);
@@ -46,6 +47,7 @@ mr_interval: 10m
 qp_counters: false
 split_cpus: false
 two_sided_write: true
+cpu_budget_percent: 0.5
 test_cq_overrun_writes: 8
 )"));
   ASSERT_TRUE(r.ok()) << r.error().message;
@@ -67,6 +69,7 @@ test_cq_overrun_writes: 8
   EXPECT_FALSE(r->split_cpus);
   EXPECT_TRUE(r->two_sided_write);
   EXPECT_EQ(r->test_cq_overrun_writes, 8);
+  EXPECT_DOUBLE_EQ(r->cpu_budget_percent, 0.5);
 }
 
 TEST(ProbeConfigTest, BadValuesNameTheKey) {
@@ -97,6 +100,13 @@ TEST(ProbeConfigTest, BadValuesNameTheKey) {
   EXPECT_NE(ErrorOf("ports: [0]").find("probe.ports[0]:"), std::string::npos);
   EXPECT_NE(ErrorOf("mr_sizes: [4k, -1]").find("probe.mr_sizes[1]:"),
             std::string::npos);
+  EXPECT_EQ(ErrorOf("cpu_budget_percent: 101"),
+            "probe.cpu_budget_percent: must be between 0 (no limit) and 100");
+  EXPECT_EQ(ErrorOf("cpu_budget_percent: -1"),
+            "probe.cpu_budget_percent: must be between 0 (no limit) and 100");
+  EXPECT_NE(
+      ErrorOf("cpu_budget_percent: lots").find("probe.cpu_budget_percent:"),
+      std::string::npos);
   EXPECT_EQ(ErrorOf("intervall: 1s"), "probe.intervall: unknown key");
   EXPECT_EQ(ErrorOf("[1, 2]"), "probe: must be a map");
 }
