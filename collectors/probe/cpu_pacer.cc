@@ -4,9 +4,10 @@
 
 namespace rnic::probe {
 
-CpuPacer::CpuPacer(double share, double burst_seconds)
+CpuPacer::CpuPacer(double share, double burst_seconds, double max_wait_seconds)
     : share_(share),
       burst_(std::max(0.0, burst_seconds)),
+      max_wait_(std::max(0.0, max_wait_seconds)),
       credit_(std::max(0.0, burst_seconds)) {}
 
 std::chrono::nanoseconds CpuPacer::AfterRound(double wall_seconds,
@@ -15,6 +16,7 @@ std::chrono::nanoseconds CpuPacer::AfterRound(double wall_seconds,
   credit_ = std::min(burst_, credit_ + share_ * std::max(0.0, wall_seconds));
   credit_ -= std::max(0.0, cpu_seconds);
   if (credit_ >= 0) return std::chrono::nanoseconds(0);
+  credit_ = std::max(credit_, -max_wait_ * share_);
   // The wait itself refills the bucket to zero: the next call's
   // wall_seconds includes it.
   return std::chrono::nanoseconds(

@@ -2,7 +2,11 @@
 // whatever a round costs on the device at hand: a token bucket of CPU
 // seconds that fills at `share` seconds per wall second (capped at
 // `burst_seconds`) and that each round drains by what it used. A round
-// that leaves the bucket in debt delays the next one until it is repaid.
+// that leaves the bucket in debt delays the next one until it is repaid,
+// but never by more than `max_wait_seconds`: past that the debt is
+// forgiven, so the probe never goes blind for long (alerts on
+// rnic_probe_success need rounds) and recovers at once when rounds are
+// cheap again.
 #pragma once
 
 #include <chrono>
@@ -12,7 +16,7 @@ namespace rnic::probe {
 class CpuPacer {
  public:
   // share <= 0: no limit. burst_seconds: CPU a quiet probe may bank.
-  CpuPacer(double share, double burst_seconds);
+  CpuPacer(double share, double burst_seconds, double max_wait_seconds);
 
   // After a round: `wall_seconds` since the previous call (or since the
   // start), `cpu_seconds` used by the probe threads in that time. Returns
@@ -26,6 +30,7 @@ class CpuPacer {
  private:
   double share_;
   double burst_;
+  double max_wait_;
   double credit_;
 };
 

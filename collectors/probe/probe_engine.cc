@@ -102,7 +102,10 @@ void ProbeEngine::Loop() {
   const double round_share = mr_on ? share * (1 - kMrBudgetShare) : share;
   // Ten seconds' worth may be banked, so a round that runs long once (a
   // rebuild, a slow port) does not hold back the next.
-  CpuPacer pacer(round_share, round_share * 10.0);
+  // And a round is never held back more than 30 s: on a host so slow that
+  // a round costs more than that much budget, stale probe metrics would
+  // be worse than a probe over its budget.
+  CpuPacer pacer(round_share, round_share * 10.0, 30.0);
   stats_->SetCpuBudget(share);
   double cpu0 = ThreadCpuSeconds();
   auto next = std::chrono::steady_clock::now();

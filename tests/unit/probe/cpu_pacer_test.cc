@@ -36,7 +36,7 @@ PacedRun Simulate(CpuPacer& p, int rounds, double interval, double round_wall,
 }
 
 TEST(CpuPacerTest, CheapRoundsAreNeverDelayed) {
-  CpuPacer p(0.01, 0.1);
+  CpuPacer p(0.01, 0.1, 1e9);
   // 1 ms of CPU per 1 s round: 0.1 % of a core.
   const PacedRun r = Simulate(p, 1000, 1.0, 0.002, 0.001);
   EXPECT_EQ(r.delayed, 0);
@@ -44,7 +44,7 @@ TEST(CpuPacerTest, CheapRoundsAreNeverDelayed) {
 }
 
 TEST(CpuPacerTest, ExpensiveRoundsAreStretchedToTheShare) {
-  CpuPacer p(0.01, 0.1);
+  CpuPacer p(0.01, 0.1, 1e9);
   // 40 ms of CPU per round at a 1 s interval would be 4 % of a core.
   const PacedRun r = Simulate(p, 2000, 1.0, 0.05, 0.04);
   EXPECT_GT(r.delayed, 1900);
@@ -54,7 +54,7 @@ TEST(CpuPacerTest, ExpensiveRoundsAreStretchedToTheShare) {
 }
 
 TEST(CpuPacerTest, OneHeavyRoundIsPaidBackThenTheIntervalResumes) {
-  CpuPacer p(0.01, 0.05);
+  CpuPacer p(0.01, 0.05, 1e9);
   const double since = 0.01;
   // A 0.25 s round (64 MiB registrations under emulation, say).
   const double wait = Seconds(p.AfterRound(since, 0.25));
@@ -66,16 +66,28 @@ TEST(CpuPacerTest, OneHeavyRoundIsPaidBackThenTheIntervalResumes) {
 }
 
 TEST(CpuPacerTest, ZeroShareMeansNoLimit) {
-  CpuPacer p(0, 0);
+  CpuPacer p(0, 0, 0);
   EXPECT_EQ(p.AfterRound(1.0, 100.0).count(), 0);
 }
 
 TEST(CpuPacerTest, BurstCapsBankedCredit) {
-  CpuPacer p(0.01, 0.02);
+  CpuPacer p(0.01, 0.02, 1e9);
   // An hour idle banks at most the burst, not 36 s of CPU.
   EXPECT_EQ(p.AfterRound(3600, 0).count(), 0);
   EXPECT_DOUBLE_EQ(p.credit_seconds(), 0.02);
   EXPECT_GT(p.AfterRound(0, 0.5).count(), 0);
+}
+
+TEST(CpuPacerTest, WaitIsCappedAndTheExcessDebtForgiven) {
+  CpuPacer p(0.01, 0, 30);
+  // 10 s of CPU in one round would mean 1000 s of silence at 1 %.
+  EXPECT_NEAR(Seconds(p.AfterRound(1, 10.0)), 30.0, 1e-6);
+  // After the 30 s wait, a cheap round goes at once.
+  EXPECT_EQ(p.AfterRound(30.0 + 1e-9, 0).count(), 0);
+  // Expensive rounds in a row: each waits at most the cap.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_LE(Seconds(p.AfterRound(0, 5.0)), 30.0 + 1e-6);
+  }
 }
 
 TEST(PacedGapTest, LongerOfIntervalAndCostOverShare) {

@@ -71,15 +71,19 @@ report=$(awk -v po="$on_probe" -v eo="$on_exporter" -v uo="$on_user" \
   printf "exporter %.2f with the probe, %.2f without (difference %.2f; user %.2f); ", eo, ef, eo - ef, uo
   printf "whole guest %.2f with, %.2f without (difference %.2f)", go, gf, go - gf }')
 say "default settings, TCG: $report"
+# Where the exporter's CPU went, per thread (name, utime, stime in ticks).
+for f in /proc/"$EXPORTER_PID"/task/*/stat; do awk '{ print $2, $14, $15 }' "$f"; done >"$VMOUT/threads.txt" 2>/dev/null
 echo "$report" >"$VMOUT/cpu.txt"
 cp $M "$VMOUT/metrics-final.prom"
 [ "$(val rnic_probe_success)" = 2 ] || fail "probe not successful on both devices"
 # The budget must pace the rounds, not stop them.
-[ "$on_ops" -ge 100 ] ||
-  fail "fewer than 100 probe operations in ${DUR} s: $report"
+[ "$on_ops" -ge 80 ] ||
+  fail "not even one device's round (80 operations) in ${DUR} s: $report"
 # rnic_probe_cpu_seconds_total against the kernel's per-thread ticks
-# (10 ms granularity): a thread the counter forgot would show here.
-awk -v c="$on_cpu_s" -v t="$on_task_s" 'BEGIN { d = c - t; if (d < 0) d = -d; exit !(d <= 0.05 + 0.2 * t) }' ||
+# (10 ms granularity; the counter takes a round's CPU when it ends, so a
+# round in progress at either end of the window is in one and not the
+# other): a thread the counter forgot would show here.
+awk -v c="$on_cpu_s" -v t="$on_task_s" 'BEGIN { d = c - t; if (d < 0) d = -d; exit !(d <= 0.1 + 0.25 * t) }' ||
   fail "rnic_probe_cpu_seconds_total disagrees with /proc/<pid>/task: $report"
 [ "$(val rnic_probe_cpu_budget_ratio)" = 0.01 ] || fail "default budget is not 1 %"
 awk -v p="$on_probe" 'BEGIN { exit !(p <= 2.5) }' ||

@@ -28,7 +28,7 @@ success_is() { [ "$(val rnic_probe_success 'device="rxe1",port="1"')" = "$1" ]; 
 # The probe's own objects on rxe1 (the kernel's GSI QP/CQ/PD are excluded).
 res() {
   for t in qp cq mr pd; do
-    printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c 'dev rxe1 .*comm rnic_exporter\|link rxe1/.*comm rnic_exporter')"
+    printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c -E '(dev|link) rxe1[ /].*comm (rnic_exporter|rnic-probe)')"
   done
 }
 
@@ -64,7 +64,7 @@ timeout 30 rdma link delete rxe1 || fail "rdma link delete rxe1 failed or hung"
 say "rxe1 deleted"
 sleep 2
 exporter_alive || fail "exporter died after rxe1 was removed"
-[ "$(rdma res show qp 2>/dev/null | grep -c 'comm rnic_exporter')" = 0 ] || fail "probe QPs left after removal"
+[ "$(rdma res show qp 2>/dev/null | grep -c -E 'comm (rnic_exporter|rnic-probe)')" = 0 ] || fail "probe QPs left after removal"
 ok2=$(snap && ok_rounds)
 rdma link add rxe1 type rxe netdev dummy0 || fail "rdma link add rxe1"
 until_true 60 "probing the re-added rxe1" 'ge "$(ok_rounds)" $((${ok2%.*} + 3))'

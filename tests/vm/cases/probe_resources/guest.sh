@@ -18,7 +18,7 @@ wait_rounds() {
 }
 state() {
   for t in qp cq mr pd ctx; do
-    printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c 'comm rnic_exporter')"
+    printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c -E 'comm (rnic_exporter|rnic-probe)')"
   done
   printf 'fds=%s threads=%s' "$(ls /proc/$EXPORTER_PID/fd | wc -l)" \
     "$(awk '/^Threads:/ { print $2 }' /proc/$EXPORTER_PID/status)"
