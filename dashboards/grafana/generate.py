@@ -795,6 +795,20 @@ def probe_resources():
         [target("sum by (instance, device, port, event) (increase("
                 "rnic_async_events_total{%s}[$__rate_interval])) > 0" % DSEL,
                 PORT_LEGEND + " {{event}}")], "short", draw="bars"), 12, 8)
+    lay.add(timeseries(
+        "Probe CPU and budget",
+        "Share of one core the probe threads use, against their budget "
+        "(probe.cpu_budget_percent), and the share of time rounds were held "
+        "back to stay within it. Held back a lot: the device or host makes "
+        "probing dear, and latency samples come less often than "
+        "probe.interval.",
+        [target("rate(rnic_probe_cpu_seconds_total{%s}[$__rate_interval])"
+                % SEL, "{{instance}} used"),
+         target("rnic_probe_cpu_budget_ratio{%s} > 0" % SEL,
+                "{{instance}} budget", ref="B"),
+         target("rate(rnic_probe_budget_delay_seconds_total{%s}"
+                "[$__rate_interval])" % SEL, "{{instance}} held back",
+                ref="C")], "percentunit"), 24, 7)
 
     lay.row("Completion queues")
     lay.add(timeseries(
