@@ -12,6 +12,11 @@ namespace {
 int HandleRequest(mg_connection* conn, void* cbdata) {
   auto* server = static_cast<HttpServer*>(cbdata);
   const mg_request_info* ri = mg_get_request_info(conn);
+  // Runs after `resp` below is destroyed: the scrape's memory is free then.
+  struct TrimOnReturn {
+    HeapTrimmer& t;
+    ~TrimOnReturn() { t.MaybeTrim(); }
+  } trim_on_return{server->trimmer()};
   HttpRequest req;
   req.method = ri->request_method ? ri->request_method : "";
   req.path = ri->local_uri ? ri->local_uri : "/";

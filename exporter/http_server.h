@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collectors/common/result.h"
+#include "exporter/heap_trim.h"
 #include "exporter/web_handler.h"
 
 struct mg_context;
@@ -28,9 +29,11 @@ class HttpServer {
 
   // Used by the CivetWeb callback.
   WebHandler& handler() { return handler_; }
+  HeapTrimmer& trimmer() { return trimmer_; }
 
  private:
   WebHandler& handler_;
+  HeapTrimmer trimmer_{std::chrono::seconds(1)};
   mg_context* ctx_ = nullptr;
 };
 

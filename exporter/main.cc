@@ -32,6 +32,12 @@ int main(int argc, char** argv) {
   // arenas. One arena keeps the resident set small and flat; allocation
   // contention is negligible at scrape rates.
   mallopt(M_ARENA_MAX, 1);
+  // A scrape's large buffers (the response text, big metric vectors) are
+  // mmap'ed and unmapped when freed instead of growing the heap, whose top
+  // glibc then keeps resident; fixing the threshold also stops glibc from
+  // raising it after the first large free.
+  mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+  mallopt(M_TRIM_THRESHOLD, 128 * 1024);
   const auto& specs = AllCollectors();
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = ParseFlags(args, specs);
