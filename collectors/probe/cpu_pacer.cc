@@ -1,8 +1,17 @@
 #include "collectors/probe/cpu_pacer.h"
 
+#include <time.h>
+
 #include <algorithm>
 
 namespace rnic::probe {
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 CpuPacer::CpuPacer(double share, double burst_seconds, double max_wait_seconds)
     : share_(share),

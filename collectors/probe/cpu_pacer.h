@@ -13,6 +13,10 @@
 
 namespace rnic::probe {
 
+// CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID), in seconds:
+// what every probe thread adds to rnic_probe_cpu_seconds_total.
+[[nodiscard]] double ThreadCpuSeconds();
+
 class CpuPacer {
  public:
   // share <= 0: no limit. burst_seconds: CPU a quiet probe may bank.

@@ -18,13 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr int kEventPollMs = 250;
 
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
 bool DeviceGone(int err) { return err == ENODEV || err == EIO; }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <system_error>
 #include <thread>
 
+#include "collectors/probe/cpu_pacer.h"
+
 namespace rnic::probe {
 namespace {
 
@@ -43,13 +45,6 @@ std::uint8_t LoadByte(const char* p) {
 // WRITE tags run 1..255; 0 means "nothing arrived".
 std::uint8_t NextTag(std::uint8_t t) {
   return t == 255 ? 1 : static_cast<std::uint8_t>(t + 1);
-}
-
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace

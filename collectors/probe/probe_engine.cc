@@ -9,16 +9,7 @@
 #include "collectors/probe/device_session.h"
 
 namespace rnic::probe {
-namespace {
-
-double ThreadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 ProbeEngine::ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats)
     : cfg_(std::move(cfg)), stats_(std::move(stats)) {}
