@@ -1,19 +1,46 @@
 #include "collectors/netlink/comm_resolver.h"
 
+#include <charconv>
 #include <fstream>
 
 namespace rnic::nl {
 
+namespace {
+
+std::optional<std::string> ReadComm(const std::string& procfs,
+                                    std::uint32_t pid) {
+  std::ifstream in(procfs + "/" + std::to_string(pid) + "/comm");
+  std::string comm;
+  if (in && std::getline(in, comm) && !comm.empty()) return comm;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> CommResolver::TgidOf(std::uint32_t pid) const {
+  std::ifstream in(procfs_ + "/" + std::to_string(pid) + "/status");
+  std::string line;
+  // Tgid is the fourth line; stop well before the long tail of the file.
+  for (int i = 0; i < 16 && std::getline(in, line); ++i) {
+    if (line.rfind("Tgid:", 0) != 0) continue;
+    std::uint32_t tgid = 0;
+    const char* p = line.c_str() + 5;
+    while (*p == ' ' || *p == '\t') ++p;
+    const char* end = line.c_str() + line.size();
+    auto [ptr, ec] = std::from_chars(p, end, tgid);
+    if (ec != std::errc() || ptr == p || tgid == 0) return std::nullopt;
+    return tgid;
+  }
+  return std::nullopt;
+}
+
 const std::string& CommResolver::CommOfPid(std::uint32_t pid) {
   auto [it, inserted] = by_pid_.try_emplace(pid);
   if (inserted) {
-    std::ifstream in(procfs_ + "/" + std::to_string(pid) + "/comm");
-    std::string comm;
-    if (in && std::getline(in, comm) && !comm.empty()) {
-      it->second = std::move(comm);
-    } else {
-      it->second = kUnknownComm;
-    }
+    const std::uint32_t tgid = TgidOf(pid).value_or(pid);
+    auto comm = ReadComm(procfs_, tgid);
+    if (!comm && tgid != pid) comm = ReadComm(procfs_, pid);
+    it->second = comm ? std::move(*comm) : std::string(kUnknownComm);
   }
   return it->second;
 }

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <tuple>
 
 #include "collectors/netlink/libnl_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
@@ -277,6 +278,17 @@ std::string ProcWithComms() {
     std::filesystem::create_directories(dir + "/" + std::to_string(pid));
     std::ofstream(dir + "/" + std::to_string(pid) + "/comm") << comm << "\n";
   }
+  // Thread 102 of process 100, named by the application; thread 300 of a
+  // process that has exited meanwhile.
+  for (auto [tid, tgid, comm] :
+       {std::tuple{102, 100, "NCCL proxy"}, std::tuple{300, 299, "worker"}}) {
+    const std::string t = dir + "/" + std::to_string(tid);
+    std::filesystem::create_directories(t);
+    std::ofstream(t + "/comm") << comm << "\n";
+    std::ofstream(t + "/status")
+        << "Name:\t" << comm << "\nUmask:\t0022\nState:\tS (sleeping)\n"
+        << "Tgid:\t" << tgid << "\nNgid:\t0\nPid:\t" << tid << "\n";
+  }
   return dir;
 }
 
@@ -387,9 +399,15 @@ TEST(NetlinkFactory, HostWithoutRdmaNetlinkLeavesSysfsInCharge) {
   EXPECT_TRUE(m.empty());
 }
 
-TEST(NetlinkComm, OwnersAreNamedLikeTheRdmaTool) {
+TEST(NetlinkComm, OwnersAreNamedByProcess) {
   CommResolver r(ProcWithComms());
   EXPECT_EQ(r.Resolve(Owner{100, {}}), "nccl");
+  // The kernel reports the creating thread; the process is what counts.
+  EXPECT_EQ(r.TgidOf(102), 100u);
+  EXPECT_EQ(r.Resolve(Owner{102, {}}), "nccl");
+  // Its process is gone: the thread's own name beats "[unknown]".
+  EXPECT_EQ(r.Resolve(Owner{300, {}}), "worker");
+  EXPECT_FALSE(r.TgidOf(100).has_value());  // no status file here
   EXPECT_EQ(r.Resolve(Owner{std::nullopt, "ib_core"}), "[ib_core]");
   EXPECT_EQ(r.Resolve(Owner{424242, {}}), "[unknown]");  // gone or hidden
 }

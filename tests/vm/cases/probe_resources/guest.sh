@@ -1,6 +1,9 @@
 # Over 1000 probe rounds the probe's QP/CQ/MR/PD counts in `rdma resource`,
 # the exporter's open file descriptors and its thread count stay flat, also
 # across a forced rebuild (an rxe0 GID change from a new address on eth0).
+# The probe creates its objects on its "rnic-probe" thread, so `rdma
+# resource` names that thread, while the netlink_resource collector must
+# count them under the process, rnic_exporter.
 M=/tmp/m.prom
 snap() { scrape >$M || fail "scrape failed"; }
 val() {
@@ -38,12 +41,18 @@ stable_state() {
 }
 
 start_exporter --collector.disable-defaults --collector.probe \
-  --config.file=/case/probe.yml
+  --collector.netlink_resource --config.file=/case/probe.yml
 wait_rounds 100 120
 s0=$(stable_state); r0=$(rounds)
 say "after $r0 rounds: $s0 (RSS $(awk '/^VmRSS:/ { print $2 }' /proc/$EXPORTER_PID/status) kB)"
 # Flat is only worth checking if the probe's objects are found at all.
 case "$s0" in qp=2\ cq=2\ mr=2\ pd=2\ ctx=1\ *) ;; *) fail "probe objects not found in rdma resource: $s0" ;; esac
+[ "$(rdma res show qp 2>/dev/null | grep -c 'rxe0/.*comm rnic-probe')" = 2 ] ||
+  fail "rdma resource does not name the probe thread: $(rdma res show qp)"
+[ "$(val rnic_resource_comm_qps 'device="rxe0",comm="rnic_exporter"')" = 2 ] ||
+  fail "netlink_resource: probe QPs not under comm=rnic_exporter: $(grep '^rnic_resource_comm_qps' $M)"
+[ "$(val rnic_resource_comm_qps 'comm="rnic-probe"')" = NA ] ||
+  fail "netlink_resource: a thread name leaked into comm: $(grep '^rnic_resource_comm_qps' $M)"
 # A GID change makes the event thread flag the port: one teardown/rebuild.
 ip addr add 10.0.2.16/24 dev eth0
 wait_rounds $((${r0%.*} + 1000)) 240
