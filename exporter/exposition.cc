@@ -145,24 +145,18 @@ std::string_view ContentType(ExpositionFormat format) {
 }
 
 void AppendEscaped(std::string_view s, bool escape_quote, std::string& out) {
-  for (char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '"':
-        if (escape_quote) {
-          out += "\\\"";
-        } else {
-          out += c;
-        }
-        break;
-      default:
-        out += c;
+  // Nearly every label value and HELP text needs no escaping: copy the
+  // runs between special characters in one append each.
+  const char* specials = escape_quote ? "\\\n\"" : "\\\n";
+  while (!s.empty()) {
+    const auto pos = s.find_first_of(specials);
+    if (pos == std::string_view::npos) {
+      out.append(s);
+      return;
     }
+    out.append(s.substr(0, pos));
+    out += s[pos] == '\n' ? "\\n" : s[pos] == '"' ? "\\\"" : "\\\\";
+    s.remove_prefix(pos + 1);
   }
 }
 
@@ -178,11 +172,13 @@ void AppendValue(double v, std::string& out) {
   char buf[32];
   // Integral values print as integers, so counters keep every digit up to
   // 2^53 (and beyond, as far as the double holds them).
-  if (v == std::trunc(v) && std::fabs(v) < 1e19) {
-    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<std::int64_t>(v));
-    if (std::fabs(v) >= 9.2e18) {
-      r = std::to_chars(buf, buf + sizeof buf, static_cast<std::uint64_t>(v));
-    }
+  // Each cast only where it is defined: int64 below 2^63 in magnitude,
+  // uint64 for [2^63, 1e19) (64-bit counters near their wrap).
+  if (v == std::trunc(v) && v > -9.2e18 && v < 1e19) {
+    const auto r = v < 9.2e18 ? std::to_chars(buf, buf + sizeof buf,
+                                              static_cast<std::int64_t>(v))
+                              : std::to_chars(buf, buf + sizeof buf,
+                                              static_cast<std::uint64_t>(v));
     out.append(buf, r.ptr);
     return;
   }

@@ -57,6 +57,40 @@ TEST(ExpositionTest, PrintsIntegersExactlyAndSpecialValuesBySpec) {
   EXPECT_EQ(s, "-3");
 }
 
+// 64-bit counters near their wrap: above 2^63 the value no longer fits an
+// int64 (casting it there would be undefined; UBSan runs these tests).
+TEST(ExpositionTest, PrintsValuesAroundTwoToTheSixtyThree) {
+  std::string s;
+  AppendValue(9223372036854775808.0, s);  // 2^63
+  EXPECT_EQ(s, "9223372036854775808");
+  s.clear();
+  AppendValue(18446744073709549568.0, s);  // largest double below 2^64
+  EXPECT_EQ(std::stod(s), 18446744073709549568.0);
+  s.clear();
+  AppendValue(9.5e18, s);
+  EXPECT_EQ(s, "9500000000000000000");
+  s.clear();
+  AppendValue(-9.5e18, s);
+  EXPECT_EQ(std::stod(s), -9.5e18);
+  s.clear();
+  AppendValue(-9.1e18, s);
+  EXPECT_EQ(s, "-9100000000000000000");
+}
+
+TEST(ExpositionTest, EscapingKeepsPlainRunsAndEveryEscape) {
+  std::string s;
+  AppendEscaped("", true, s);
+  EXPECT_EQ(s, "");
+  AppendEscaped("mlx5_0", true, s);
+  EXPECT_EQ(s, "mlx5_0");
+  s.clear();
+  AppendEscaped("\\\"\n", true, s);  // only specials, back to back
+  EXPECT_EQ(s, "\\\\\\\"\\n");
+  s.clear();
+  AppendEscaped("x\"y", false, s);  // HELP in text 0.0.4: quote kept
+  EXPECT_EQ(s, "x\"y");
+}
+
 // A comma-decimal global locale must not leak into the exposition (it would
 // if numbers were ever formatted through iostreams or printf).
 struct CommaDecimal : std::numpunct<char> {
