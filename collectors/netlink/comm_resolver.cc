@@ -34,10 +34,16 @@ std::optional<std::uint32_t> CommResolver::TgidOf(std::uint32_t pid) const {
   return std::nullopt;
 }
 
+std::uint32_t CommResolver::ProcessOf(std::uint32_t pid) {
+  auto [it, inserted] = tgid_.try_emplace(pid, pid);
+  if (inserted) it->second = TgidOf(pid).value_or(pid);
+  return it->second;
+}
+
 const std::string& CommResolver::CommOfPid(std::uint32_t pid) {
   auto [it, inserted] = by_pid_.try_emplace(pid);
   if (inserted) {
-    const std::uint32_t tgid = TgidOf(pid).value_or(pid);
+    const std::uint32_t tgid = ProcessOf(pid);
     auto comm = ReadComm(procfs_, tgid);
     if (!comm && tgid != pid) comm = ReadComm(procfs_, pid);
     it->second = comm ? std::move(*comm) : std::string(kUnknownComm);

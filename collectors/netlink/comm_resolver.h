@@ -24,16 +24,20 @@ class CommResolver {
   [[nodiscard]] const std::string& CommOfPid(std::uint32_t pid);
   // The process (thread group) of a thread id, if procfs says.
   [[nodiscard]] std::optional<std::uint32_t> TgidOf(std::uint32_t pid) const;
+  // TgidOf, cached per scrape; the id itself when procfs does not say.
+  [[nodiscard]] std::uint32_t ProcessOf(std::uint32_t pid);
   // Forget cached names (pids are reused): call once per scrape.
   void Clear() {
     by_pid_.clear();
     by_kern_.clear();
+    tgid_.clear();
   }
 
  private:
   std::string procfs_;
   std::unordered_map<std::uint32_t, std::string> by_pid_;
   std::unordered_map<std::string, std::string> by_kern_;
+  std::unordered_map<std::uint32_t, std::uint32_t> tgid_;
 };
 
 inline constexpr const char* kUnknownComm = "[unknown]";

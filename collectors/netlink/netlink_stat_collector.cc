@@ -209,7 +209,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
         const std::string& comm = comms_.Resolve(bc.owner);
         std::string pid;
         if (options_.qp_counters_by_pid && bc.owner.pid) {
-          pid = std::to_string(*bc.owner.pid);
+          // The process, like comm: the kernel's id is the creating thread.
+          pid = std::to_string(comms_.ProcessOf(*bc.owner.pid));
         }
         Agg& a = by_owner[{comm, pid}];
         a.comm = comm;
@@ -278,7 +279,8 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
       {"rnic_qp_counter_<counter>_total", "counter", "device,port,comm",
        "Sum of <counter> over the counters bound to a process's QPs; already "
        "included in rnic_hw_<counter>_total (never add the two). A pid label "
-       "is added with --collector.netlink_stat.qp-counters-by-pid"},
+       "(the process id) is added with "
+       "--collector.netlink_stat.qp-counters-by-pid"},
   };
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {

@@ -263,6 +263,7 @@ std::vector<std::uint8_t> BoundCounters() {
   b.U32(kAttrDevIndex, 2).Str(kAttrDevName, "mlx5_0").Begin(kAttrStatCounter);
   counter(b, 3, 200, nullptr, {20, 21, 22}, 100, 0);
   counter(b, 4, std::nullopt, "ib_ipoib", {30}, 1, 0);
+  counter(b, 5, 102, nullptr, {23}, 40, 0);  // a thread of process 100
   b.End();
   return Join({a.Bytes(), b.Bytes(), Done()});
 }
@@ -300,9 +301,10 @@ TEST(NetlinkBound, QpCountersAreSummedByCommand) {
   MetricSet m;
   ASSERT_TRUE(c.Collect(Ctx(), m).ok());
   const Labels nccl{{"device", "mlx5_0"}, {"port", "1"}, {"comm", "nccl"}};
-  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total", nccl), 12);
+  // pids 100 and 101 and thread 102 ("NCCL proxy") of process 100.
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total", nccl), 52);
   EXPECT_EQ(Sample(m, "rnic_qp_counter_roce_adp_retrans_total", nccl), 3);
-  EXPECT_EQ(Sample(m, "rnic_qp_counter_bound_qps", nccl), 3);
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_bound_qps", nccl), 4);
   EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
                    {{"comm", "ib_write_bw"}}),
             100);
@@ -329,6 +331,10 @@ TEST(NetlinkBound, PidLabelIsOptIn) {
   EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
                    {{"comm", "nccl"}, {"pid", "101"}}),
             7);
+  // The thread's counter is its process's: pid 100, not 102.
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
+                   {{"comm", "nccl"}, {"pid", "100"}}),
+            45);
   EXPECT_EQ(SeriesOf(m, "rnic_qp_counter_out_of_buffer_total"), 4u);
 }
 
