@@ -70,6 +70,15 @@ scrape() {
          $0 == "" { body = 1 }
          END { exit (NR == 0 || bad) }'
 }
+# snap: scrape /metrics into $M; val NAME [REGEX]: sum of the samples of
+# NAME (exactly that name) in $M whose line matches REGEX, "NA" if none.
+M=/tmp/m.prom
+snap() { scrape >"$M" || fail "scrape failed"; }
+val() {
+  awk -v n="$1" -v re="${2:-}" '
+    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
+    END { if (f) printf "%.9g\n", s; else print "NA" }' "$M"
+}
 exporter_alive() { kill -0 "$EXPORTER_PID" 2>/dev/null; }
 # stop_exporter: SIGTERM and wait; fails if it had crashed or exits non-zero.
 stop_exporter() {

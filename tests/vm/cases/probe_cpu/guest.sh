@@ -13,13 +13,6 @@
 # probe used 4-15 % here); the figures are reported. The whole guest's busy
 # time, with and without the probe, catches transport work done outside
 # the probe threads (softirq, kworkers).
-M=/tmp/m.prom
-snap() { scrape >$M || fail "scrape failed"; }
-val() {
-  awk -v n="$1" -v re="${2:-}" '
-    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
-    END { if (f) printf "%.9g\n", s; else print "NA" }' $M
-}
 ticks() { awk '{ print $14 + $15 }' /proc/$EXPORTER_PID/stat; }
 uticks() { awk '{ print $14 }' /proc/$EXPORTER_PID/stat; }
 # The kernel's own account of the probe threads (named rnic-probe*).

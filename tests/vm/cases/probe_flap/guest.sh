@@ -5,13 +5,6 @@
 # the probe's open context) and `rdma link add rxe1` is probed again. The
 # probe's QP/CQ/MR/PD counts in `rdma resource` are the same before and
 # after each disturbance.
-M=/tmp/m.prom
-snap() { scrape >$M || fail "scrape failed"; }
-val() {
-  awk -v n="$1" -v re="${2:-}" '
-    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
-    END { if (f) printf "%.9g\n", s; else print "NA" }' $M
-}
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "NA" && a + 0 >= b + 0) }'; }
 # until_true SECONDS WHAT 'SHELL CONDITION': re-scrape until the condition
 # (evaluated after each scrape) holds.

@@ -4,14 +4,6 @@
 # cq_err through the async-event thread; CQ error lines written into
 # /dev/kmsg are counted by the kmsg collector and mapped to rxe0 through
 # rxe0 -> parent eth0 -> virtio PCI function.
-M=/tmp/m.prom
-snap() { scrape >$M || fail "scrape failed"; }
-# val NAME [REGEX]: sum of the samples of NAME whose line matches REGEX.
-val() {
-  awk -v n="$1" -v re="${2:-}" '
-    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
-    END { if (f) printf "%.9g\n", s; else print "NA" }' $M
-}
 # p50 REGEX: median of rnic_probe_latency_seconds for the matching series,
 # interpolated inside the bucket as histogram_quantile() does.
 p50() {

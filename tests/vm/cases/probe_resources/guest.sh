@@ -4,13 +4,6 @@
 # The probe creates its objects on its "rnic-probe" thread, so `rdma
 # resource` names that thread, while the netlink_resource collector must
 # count them under the process, rnic_exporter.
-M=/tmp/m.prom
-snap() { scrape >$M || fail "scrape failed"; }
-val() {
-  awk -v n="$1" -v re="${2:-}" '
-    index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
-    END { if (f) printf "%.9g\n", s; else print "NA" }' $M
-}
 rounds() { val rnic_probe_rounds_total 'device="rxe0",port="1"'; }
 wait_rounds() {
   _t=$(($2 * 5))
