@@ -18,6 +18,8 @@ PKGS=(
   # Soft-RoCE VM harness (tests/vm)
   qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
   ibverbs-providers perftest rdmacm-utils infiniband-diags xz-utils zstd binutils
+  # profiling (tests/bench/README.md: perf record of the sysfs-only scrape)
+  linux-perf
 )
 missing=()
 for p in "${PKGS[@]}"; do

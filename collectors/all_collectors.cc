@@ -2,6 +2,7 @@
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
 #include "collectors/kmsg/kmsg_collector.h"
+#include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/perf/perf_collector.h"
@@ -10,6 +11,11 @@
 #include "collectors/sysfs/sysfs_collector.h"
 
 namespace rnic {
+
+std::shared_ptr<host::HostModel> MakeHostModel(const Paths& paths) {
+  return std::make_shared<host::HostModel>(host::HostModel::Options{
+      paths.sysfs, nl::MakeDeviceLister(nl::LibnlOpener())});
+}
 
 const std::vector<CollectorSpec>& AllCollectors() {
   static const std::vector<CollectorSpec> kAll = {

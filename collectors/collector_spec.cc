@@ -2,10 +2,9 @@
 
 namespace rnic {
 
-const std::string& CollectorArgs::Option(const std::string& name) const {
-  static const std::string kEmpty;
-  auto it = options.find(name);
-  return it == options.end() ? kEmpty : it->second;
+Result<OptionValues> CollectorSpec::ParseOptions(
+    const std::map<std::string, std::string>& given) const {
+  return OptionValues::Parse(name, options, given);
 }
 
 }  // namespace rnic

@@ -13,15 +13,12 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/collector_options.h"
 #include "collectors/common/result.h"
+#include "collectors/model/family.h"
+#include "collectors/model/host_model.h"
 
 namespace rnic {
-
-struct OptionSpec {
-  std::string name;  // flag is --collector.<collector>.<name>
-  std::string help;
-  std::string default_value;
-};
 
 struct Paths {
   std::string sysfs = "/sys";
@@ -37,40 +34,60 @@ struct SharedFacts {
   // Set by netlink_stat when PORT_GET works: it then exports rnic_port_state
   // and rnic_port_physical_state and sysfs does not.
   std::atomic<bool> netlink_port_state{false};
+  // The host model every collector reads; the runner refreshes it before
+  // each scrape. Null when a collector is built alone (tests): it then keeps
+  // and refreshes a model of its own.
+  std::shared_ptr<host::HostModel> host;
 };
 
 struct CollectorArgs {
   Paths paths;
-  std::map<std::string, std::string>
-      options;        // every OptionSpec, defaults filled
-  YAML::Node config;  // this collector's section of --config.file (may be null)
+  OptionValues options;  // every OptionSpec, parsed, defaults filled
+  YAML::Node config;     // this collector's section of --config.file (or null)
   std::shared_ptr<SharedFacts> shared;
 
-  [[nodiscard]] const std::string& Option(const std::string& name) const;
+  // The collector's typed options (see OptionValues).
+  [[nodiscard]] bool Bool(const std::string& name) const {
+    return options.Bool(name);
+  }
+  [[nodiscard]] std::int64_t Int(const std::string& name) const {
+    return options.Int(name);
+  }
+  [[nodiscard]] std::chrono::milliseconds Duration(
+      const std::string& name) const {
+    return options.Duration(name);
+  }
+  [[nodiscard]] const CompiledRegex& Regex(const std::string& name) const {
+    return options.Regex(name);
+  }
+  [[nodiscard]] const std::string& String(const std::string& name) const {
+    return options.String(name);
+  }
 };
 
 using CollectorFactory =
     std::function<Result<std::unique_ptr<Collector>>(const CollectorArgs&)>;
-
-// One exported family, for the README's metrics reference (a unit test keeps
-// the README table and these lists equal) and for the output check (every
-// family a collector emits must match one of its docs). A name may hold one
-// placeholder in angle brackets, e.g. "rnic_hw_<counter>_total".
-struct MetricDoc {
-  std::string name;
-  std::string type;    // counter | gauge | histogram
-  std::string labels;  // comma-separated, e.g. "device,port"
-  std::string help;
-};
 
 struct CollectorSpec {
   std::string name;
   std::string help;
   bool default_enabled = true;
   std::vector<OptionSpec> options;
-  std::vector<MetricDoc> metrics;
+  // Every family the collector may emit, declared once (see
+  // collectors/model/family.h): the docs binary, the README table, the
+  // output checks and the dashboard lint read this list.
+  std::vector<const FamilyDesc*> families;
   CollectorFactory factory;
+
+  // Every option parsed: `given` (option name -> flag text) over the defaults.
+  [[nodiscard]] Result<OptionValues> ParseOptions(
+      const std::map<std::string, std::string>& given = {}) const;
 };
+
+// The exporter's host model: sysfs under paths.sysfs, device indices from
+// RDMA netlink.
+[[nodiscard]] std::shared_ptr<host::HostModel> MakeHostModel(
+    const Paths& paths);
 
 // Every collector compiled in, in the order they are constructed.
 [[nodiscard]] const std::vector<CollectorSpec>& AllCollectors();

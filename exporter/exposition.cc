@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <limits>
 
+#include "collectors/model/family.h"
+#include "collectors/model/label_set.h"
+
 namespace rnic {
 namespace {
 
@@ -26,21 +29,6 @@ bool IEquals(std::string_view a, std::string_view b) {
     if (x != y) return false;
   }
   return true;
-}
-
-const char* TypeName(prometheus::MetricType t) {
-  switch (t) {
-    case prometheus::MetricType::Counter:
-      return "counter";
-    case prometheus::MetricType::Gauge:
-      return "gauge";
-    case prometheus::MetricType::Histogram:
-      return "histogram";
-    case prometheus::MetricType::Summary:
-      return "summary";
-    default:
-      return "untyped";
-  }
 }
 
 void AppendLabels(const std::vector<prometheus::ClientMetric::Label>& labels,
@@ -79,14 +67,49 @@ void AppendSample(std::string_view name, std::string_view suffix,
   out += '\n';
 }
 
-// OpenMetrics names a counter family without its _total suffix.
-std::string_view OmFamilyName(const prometheus::MetricFamily& f) {
-  std::string_view n = f.name;
-  if (f.type == prometheus::MetricType::Counter && n.size() > 6 &&
-      n.substr(n.size() - 6) == "_total") {
-    n.remove_suffix(6);
+void AppendClientSamples(prometheus::MetricType type,
+                         const std::vector<prometheus::ClientMetric>& metrics,
+                         std::string_view fname, bool om, std::string& out) {
+  for (const auto& m : metrics) {
+    switch (type) {
+      case prometheus::MetricType::Counter:
+        AppendSample(fname, om ? "_total" : "", m, {}, {}, m.counter.value,
+                     out);
+        break;
+      case prometheus::MetricType::Gauge:
+        AppendSample(fname, "", m, {}, {}, m.gauge.value, out);
+        break;
+      case prometheus::MetricType::Untyped:
+        AppendSample(fname, "", m, {}, {}, m.untyped.value, out);
+        break;
+      case prometheus::MetricType::Histogram: {
+        for (const auto& b : m.histogram.bucket) {
+          std::string le;
+          AppendValue(b.upper_bound, le);
+          if (om && le.find_first_of(".eIN") == std::string::npos) le += ".0";
+          AppendSample(fname, "_bucket", m, "le", le,
+                       static_cast<double>(b.cumulative_count), out);
+        }
+        AppendSample(fname, "_sum", m, {}, {}, m.histogram.sample_sum, out);
+        AppendSample(fname, "_count", m, {}, {},
+                     static_cast<double>(m.histogram.sample_count), out);
+        break;
+      }
+      case prometheus::MetricType::Summary: {
+        for (const auto& q : m.summary.quantile) {
+          std::string qs;
+          AppendValue(q.quantile, qs);
+          AppendSample(fname, "", m, "quantile", qs, q.value, out);
+        }
+        AppendSample(fname, "_sum", m, {}, {}, m.summary.sample_sum, out);
+        AppendSample(fname, "_count", m, {}, {},
+                     static_cast<double>(m.summary.sample_count), out);
+        break;
+      }
+      default:
+        break;
+    }
   }
-  return n;
 }
 
 }  // namespace
@@ -144,22 +167,6 @@ std::string_view ContentType(ExpositionFormat format) {
              : "text/plain; version=0.0.4; charset=utf-8";
 }
 
-void AppendEscaped(std::string_view s, bool escape_quote, std::string& out) {
-  // Nearly every label value and HELP text needs no escaping: copy the
-  // runs between special characters in one append each.
-  const char* specials = escape_quote ? "\\\n\"" : "\\\n";
-  while (!s.empty()) {
-    const auto pos = s.find_first_of(specials);
-    if (pos == std::string_view::npos) {
-      out.append(s);
-      return;
-    }
-    out.append(s.substr(0, pos));
-    out += s[pos] == '\n' ? "\\n" : s[pos] == '"' ? "\\\"" : "\\\\";
-    s.remove_prefix(pos + 1);
-  }
-}
-
 void AppendValue(double v, std::string& out) {
   if (std::isnan(v)) {
     out += "NaN";
@@ -186,64 +193,66 @@ void AppendValue(double v, std::string& out) {
   out.append(buf, r.ptr);
 }
 
-void Serialize(const std::vector<prometheus::MetricFamily>& families,
-               ExpositionFormat format, std::string& out) {
+namespace {
+
+void AppendHeader(const FamilyDesc& d, std::string_view fname, bool om,
+                  std::string& out) {
+  out += "# HELP ";
+  out += fname;
+  out += ' ';
+  AppendEscaped(d.help, om, out);
+  out += "\n# TYPE ";
+  out += fname;
+  out += ' ';
+  out += (om && d.type == prometheus::MetricType::Untyped) ? "unknown"
+                                                           : TypeName(d.type);
+  out += '\n';
+}
+
+}  // namespace
+
+void Serialize(const MetricSet& set, ExpositionFormat format,
+               std::string& out) {
   const bool om = format == ExpositionFormat::kOpenMetrics100;
-  for (const auto& f : families) {
-    if (f.metric.empty()) continue;
-    std::string_view fname = om ? OmFamilyName(f) : std::string_view(f.name);
-    out += "# HELP ";
-    out += fname;
-    out += ' ';
-    AppendEscaped(f.help, om, out);
-    out += "\n# TYPE ";
-    out += fname;
-    out += ' ';
-    out += (om && f.type == prometheus::MetricType::Untyped) ? "unknown"
-                                                             : TypeName(f.type);
-    out += '\n';
-    for (const auto& m : f.metric) {
-      switch (f.type) {
-        case prometheus::MetricType::Counter:
-          AppendSample(fname, om ? "_total" : "", m, {}, {}, m.counter.value,
-                       out);
-          break;
-        case prometheus::MetricType::Gauge:
-          AppendSample(fname, "", m, {}, {}, m.gauge.value, out);
-          break;
-        case prometheus::MetricType::Untyped:
-          AppendSample(fname, "", m, {}, {}, m.untyped.value, out);
-          break;
-        case prometheus::MetricType::Histogram: {
-          for (const auto& b : m.histogram.bucket) {
-            std::string le;
-            AppendValue(b.upper_bound, le);
-            if (om && le.find_first_of(".eIN") == std::string::npos) le += ".0";
-            AppendSample(fname, "_bucket", m, "le", le,
-                         static_cast<double>(b.cumulative_count), out);
-          }
-          AppendSample(fname, "_sum", m, {}, {}, m.histogram.sample_sum, out);
-          AppendSample(fname, "_count", m, {}, {},
-                       static_cast<double>(m.histogram.sample_count), out);
-          break;
-        }
-        case prometheus::MetricType::Summary: {
-          for (const auto& q : m.summary.quantile) {
-            std::string qs;
-            AppendValue(q.quantile, qs);
-            AppendSample(fname, "", m, "quantile", qs, q.value, out);
-          }
-          AppendSample(fname, "_sum", m, {}, {}, m.summary.sample_sum, out);
-          AppendSample(fname, "_count", m, {}, {},
-                       static_cast<double>(m.summary.sample_count), out);
-          break;
-        }
-        default:
-          break;
+  for (const MetricSet::Family& f : set.raw()) {
+    if (f.size() == 0) continue;
+    const FamilyDesc& d = *f.desc;
+    std::string_view fname = d.name;
+    const bool counter = d.type == prometheus::MetricType::Counter;
+    if (om && counter && fname.ends_with("_total") && fname.size() > 6) {
+      fname.remove_suffix(6);
+    }
+    AppendHeader(d, fname, om, out);
+    // The hot path: name, pre-rendered labels, value.
+    const std::string_view suffix = om && counter ? "_total" : "";
+    for (const Sample& s : f.samples) {
+      out += fname;
+      out += suffix;
+      const std::string& text = s.labels->text();
+      if (!text.empty()) {
+        out += '{';
+        out += text;
+        out += '}';
       }
+      out += ' ';
+      AppendValue(s.value, out);
+      out += '\n';
+    }
+    if (!f.client.empty()) {
+      AppendClientSamples(d.type, f.client, fname, om, out);
     }
   }
   if (om) out += "# EOF\n";
+}
+
+void Serialize(const std::vector<prometheus::MetricFamily>& families,
+               ExpositionFormat format, std::string& out) {
+  MetricSet set;
+  for (auto f : families) {
+    const FamilyDesc& d = InternFamily(f.name, f.type, "", f.help);
+    set.AddFamily(d, std::move(f));
+  }
+  Serialize(set, format, out);
 }
 
 }  // namespace rnic

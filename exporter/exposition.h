@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/common/metric_set.h"
+
 namespace rnic {
 
 enum class ExpositionFormat { kText004, kOpenMetrics100 };
@@ -24,8 +26,10 @@ enum class ExpositionFormat { kText004, kOpenMetrics100 };
 void Serialize(const std::vector<prometheus::MetricFamily>& families,
                ExpositionFormat format, std::string& out);
 
-// Exposed for tests: number and escaping primitives.
+// Appends the exposition of a scrape's MetricSet to `out`.
+void Serialize(const MetricSet& set, ExpositionFormat format, std::string& out);
+
+// Exposed for tests: the number primitive (escaping: label_set.h).
 void AppendValue(double v, std::string& out);
-void AppendEscaped(std::string_view s, bool escape_quote, std::string& out);
 
 }  // namespace rnic

@@ -76,10 +76,8 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
   o.paths = Paths{};
   std::map<std::string, bool> explicit_state;
   bool disable_defaults = false;
-  for (const auto& s : specs) {
-    auto& opts = o.collector_options[s.name];
-    for (const auto& opt : s.options) opts[opt.name] = opt.default_value;
-  }
+  // Collector name -> option -> text as given; parsed once all flags are in.
+  std::map<std::string, std::map<std::string, std::string>> given;
 
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -133,7 +131,7 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
         if (i + 1 >= args.size()) return Bad(name, "needs a value");
         value = args[++i];
       }
-      o.collector_options[cname][opt] = *value;
+      given[cname][opt] = *value;
       continue;
     }
     if (!IsValueFlag(name)) return Bad(name, "unknown flag (see --help)");
@@ -190,6 +188,9 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
     o.listen_addresses.push_back(":" + std::to_string(kDefaultPort));
   }
   for (const auto& s : specs) {
+    auto values = s.ParseOptions(given[s.name]);
+    if (!values.ok()) return values.error();
+    o.collector_options[s.name] = std::move(values).value();
     bool enabled = disable_defaults ? false : s.default_enabled;
     if (auto it = explicit_state.find(s.name); it != explicit_state.end()) {
       enabled = it->second;
@@ -225,10 +226,11 @@ std::string HelpText(const std::vector<CollectorSpec>& specs) {
          "Enable the " + s.name + " collector (default: " +
              (s.default_enabled ? "enabled" : "disabled") + "). " + s.help);
     for (const auto& o : s.options) {
-      line("--collector." + s.name + "." + o.name + "=VALUE",
-           o.help + (o.default_value.empty()
-                         ? ""
-                         : " (default: " + o.default_value + ")"));
+      line(
+          "--collector." + s.name + "." + o.name + "=VALUE",
+          o.help + " (" + TypeText(o) +
+              (o.default_value.empty() ? "" : ", default: " + o.default_value) +
+              ")");
     }
   }
   return h;

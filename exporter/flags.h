@@ -30,8 +30,9 @@ struct Options {
   bool show_help = false;
   // Collector name -> enabled, after defaults and --collector.disable-defaults.
   std::map<std::string, bool> collectors;
-  // Collector name -> option -> value (defaults filled).
-  std::map<std::string, std::map<std::string, std::string>> collector_options;
+  // Collector name -> its options, parsed and checked (defaults filled), for
+  // disabled collectors too: a bad value is refused even when unused.
+  std::map<std::string, OptionValues> collector_options;
 };
 
 [[nodiscard]] Result<Options> ParseFlags(

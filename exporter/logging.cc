@@ -61,31 +61,6 @@ std::string_view LevelName(spdlog::level::level_enum l) {
   }
 }
 
-// Messages may carry their own logfmt pairs ("collector=x msg=\"...\"");
-// plain messages are wrapped in msg="...".
-class LogfmtFormatter final : public spdlog::formatter {
- public:
-  void format(const spdlog::details::log_msg& msg,
-              spdlog::memory_buf_t& dest) override {
-    dest.append(std::string_view("ts="));
-    AppendTimestamp(msg, dest);
-    dest.append(std::string_view(" level="));
-    dest.append(LevelName(msg.level));
-    dest.push_back(' ');
-    std::string_view payload(msg.payload.data(), msg.payload.size());
-    if (payload.find("msg=") != std::string_view::npos) {
-      dest.append(payload);
-    } else {
-      dest.append(std::string_view("msg="));
-      AppendQuoted(payload, false, dest);
-    }
-    dest.push_back('\n');
-  }
-  std::unique_ptr<spdlog::formatter> clone() const override {
-    return std::make_unique<LogfmtFormatter>();
-  }
-};
-
 // Splits a logfmt payload (key=value key="quoted value") into pairs;
 // returns false when the payload is not logfmt.
 bool ParseLogfmt(std::string_view s,
@@ -126,46 +101,63 @@ bool ParseLogfmt(std::string_view s,
   return !kv.empty();
 }
 
-class JsonFormatter final : public spdlog::formatter {
+// One line per message: ts, level, then the payload's own logfmt pairs
+// (LogfmtLine: collector=x msg="..." k=v), or msg="<payload>" for a plain
+// message. JSON gets the same pairs as keys, so collector stays a key of its
+// own in both formats.
+class LineFormatter final : public spdlog::formatter {
  public:
+  explicit LineFormatter(bool json) : json_(json) {}
+
   void format(const spdlog::details::log_msg& msg,
               spdlog::memory_buf_t& dest) override {
-    dest.append(std::string_view("{\"ts\":\""));
-    AppendTimestamp(msg, dest);
-    dest.append(std::string_view("\",\"level\":\""));
-    dest.append(LevelName(msg.level));
-    dest.push_back('"');
     std::string_view payload(msg.payload.data(), msg.payload.size());
     std::vector<std::pair<std::string, std::string>> kv;
-    if (payload.find("msg=") != std::string_view::npos &&
-        ParseLogfmt(payload, kv)) {
-      for (const auto& [k, v] : kv) {
-        dest.push_back(',');
-        AppendQuoted(k, true, dest);
-        dest.push_back(':');
-        AppendQuoted(v, true, dest);
+    const bool pairs = payload.find("msg=") != std::string_view::npos &&
+                       ParseLogfmt(payload, kv);
+    dest.append(std::string_view(json_ ? "{\"ts\":\"" : "ts="));
+    AppendTimestamp(msg, dest);
+    dest.append(std::string_view(json_ ? "\",\"level\":\"" : " level="));
+    dest.append(LevelName(msg.level));
+    if (!json_) {
+      dest.push_back(' ');
+      if (pairs) {
+        dest.append(payload);  // already logfmt
+      } else {
+        dest.append(std::string_view("msg="));
+        AppendQuoted(payload, false, dest);
       }
-    } else {
-      dest.append(std::string_view(",\"msg\":"));
-      AppendQuoted(payload, true, dest);
+      dest.push_back('\n');
+      return;
+    }
+    dest.push_back('"');
+    if (!pairs) kv.assign({{"msg", std::string(payload)}});
+    for (const auto& [k, v] : kv) {
+      dest.push_back(',');
+      AppendQuoted(k, true, dest);
+      dest.push_back(':');
+      AppendQuoted(v, true, dest);
     }
     dest.append(std::string_view("}\n"));
   }
   std::unique_ptr<spdlog::formatter> clone() const override {
-    return std::make_unique<JsonFormatter>();
+    return std::make_unique<LineFormatter>(json_);
   }
+
+ private:
+  bool json_;
 };
 
 }  // namespace
 
+std::unique_ptr<spdlog::formatter> MakeLogFormatter(const std::string& format) {
+  return std::make_unique<LineFormatter>(format == "json");
+}
+
 void SetUpLogging(const std::string& level, const std::string& format) {
   auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
   auto logger = std::make_shared<spdlog::logger>("rnic", sink);
-  if (format == "json") {
-    logger->set_formatter(std::make_unique<JsonFormatter>());
-  } else {
-    logger->set_formatter(std::make_unique<LogfmtFormatter>());
-  }
+  logger->set_formatter(MakeLogFormatter(format));
   logger->set_level(
       spdlog::level::from_str(level == "warn" ? "warning" : level));
   logger->flush_on(spdlog::level::trace);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "collectors/collector_spec.h"
+#include "collectors/common/log_once.h"
 #include "exporter/config_file.h"
 #include "exporter/flags.h"
 #include "exporter/http_server.h"
@@ -15,6 +16,9 @@
 #include "exporter/registry.h"
 #include "exporter/version.h"
 #include "exporter/web_handler.h"
+#ifdef RNIC_TEST_HOOKS
+#include "tests/tools/probe_test_hooks/test_collectors.h"
+#endif
 
 namespace {
 
@@ -38,7 +42,12 @@ int main(int argc, char** argv) {
   // raising it after the first large free.
   mallopt(M_MMAP_THRESHOLD, 64 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+#ifdef RNIC_TEST_HOOKS
+  // Test build only (rnic_exporter_test_hooks): the probe's fault injection.
+  const auto& specs = test_hooks::TestCollectors();
+#else
   const auto& specs = AllCollectors();
+#endif
   std::vector<std::string> args(argv + 1, argv + argc);
   auto parsed = ParseFlags(args, specs);
   if (!parsed.ok()) return Fail(parsed.error().message);
@@ -66,6 +75,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   auto shared = std::make_shared<SharedFacts>();
+  shared->host = MakeHostModel(opts.paths);
   std::vector<CollectorRunner::Entry> entries;
   for (const auto& spec : specs) {
     if (!opts.collectors.at(spec.name)) continue;
@@ -79,7 +89,7 @@ int main(int argc, char** argv) {
     auto c = spec.factory(cargs);
     if (!c.ok())
       return Fail("collector " + spec.name + ": " + c.error().ToString());
-    spdlog::info("msg=\"enabled collector\" collector={}", spec.name);
+    LogEvent(spdlog::level::info, spec.name, "enabled collector", {});
     entries.push_back({spec.name, std::move(c).value()});
   }
   if (entries.empty())
@@ -87,7 +97,8 @@ int main(int argc, char** argv) {
         "no collector enabled: /metrics serves only the exporter's own "
         "metrics");
 
-  CollectorRunner runner(std::move(entries));
+  CollectorRunner runner(std::move(entries),
+                         [host = shared->host] { host->Refresh(); });
   WebHandler handler(opts, runner);
   HttpServer server(handler);
   // Worker threads: enough for parallel scrapes plus health checks, few

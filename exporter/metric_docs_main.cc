@@ -1,5 +1,7 @@
 // rnic_metric_docs: prints the metrics reference table (markdown) from the
-// collectors' MetricDoc lists. tests/docs keeps README.md equal to it.
+// family declarations (collectors/model/family.h) of the exporter and every
+// collector. tests/docs keeps README.md equal to it; the dashboard lint reads
+// `--names`.
 #include <iostream>
 
 #include "collectors/collector_spec.h"
@@ -7,27 +9,32 @@
 
 namespace {
 
-void Row(const std::string& collector, const rnic::MetricDoc& d) {
-  std::string labels = d.labels.empty() ? "" : "`" + d.labels + "`";
-  std::string name = d.name;
-  std::cout << "| `" << name << "` | " << d.type << " | " << labels << " | " << collector
-            << " | " << d.help << " |\n";
+void Row(const std::string& collector, const rnic::FamilyDesc& d) {
+  std::string labels =
+      d.labels.empty() ? "" : "`" + std::string(d.labels) + "`";
+  std::cout << "| `" << d.name << "` | " << rnic::TypeName(d.type) << " | "
+            << labels << " | " << collector << " | " << d.help << " |\n";
 }
 
 }  // namespace
 
 void Collectors() {
-  std::cout << "| collector | default | what it reads | options |\n|---|---|---|---|\n";
+  std::cout << "| collector | default | what it reads | options "
+               "|\n|---|---|---|---|\n";
   for (const auto& spec : rnic::AllCollectors()) {
     std::string opts;
     for (const auto& o : spec.options) {
       if (!opts.empty()) opts += "<br>";
-      opts += "`--collector." + spec.name + "." + o.name + "`";
-      if (!o.default_value.empty()) opts += " (default `" + o.default_value + "`)";
+      opts += "`--collector." + spec.name + "." + o.name + "` (" +
+              rnic::TypeText(o);
+      if (!o.default_value.empty())
+        opts += ", default `" + o.default_value + "`";
+      opts += ")";
       opts += ": " + o.help;
     }
-    std::cout << "| `" << spec.name << "` | " << (spec.default_enabled ? "enabled" : "disabled")
-              << " | " << spec.help << " | " << opts << " |\n";
+    std::cout << "| `" << spec.name << "` | "
+              << (spec.default_enabled ? "enabled" : "disabled") << " | "
+              << spec.help << " | " << opts << " |\n";
   }
 }
 
@@ -36,11 +43,19 @@ int main(int argc, char** argv) {
     Collectors();
     return 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "--names") {
+    // One declared name per line (placeholders kept), for the lints.
+    for (const auto* d : rnic::ExporterFamilies()) std::cout << d->name << "\n";
+    for (const auto& spec : rnic::AllCollectors()) {
+      for (const auto* d : spec.families) std::cout << d->name << "\n";
+    }
+    return 0;
+  }
   std::cout << "| metric | type | labels | collector | meaning |\n"
                "|---|---|---|---|---|\n";
-  for (const auto& d : rnic::ExporterMetricDocs()) Row("(exporter)", d);
+  for (const auto* d : rnic::ExporterFamilies()) Row("(exporter)", *d);
   for (const auto& spec : rnic::AllCollectors()) {
-    for (const auto& d : spec.metrics) Row(spec.name, d);
+    for (const auto* d : spec.families) Row(spec.name, *d);
   }
   return 0;
 }

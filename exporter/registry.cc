@@ -4,10 +4,14 @@
 
 #include <thread>
 
+#include "collectors/common/log_once.h"
+#include "exporter/exporter_families.h"
+
 namespace rnic {
 
 struct CollectorRunner::Slot {
   std::string name;
+  LabelSetPtr labels;  // collector=<name>
   std::unique_ptr<Collector> collector;
   // Serializes Collect() calls: collectors may keep state between scrapes.
   std::timed_mutex run;
@@ -17,6 +21,8 @@ struct CollectorRunner::Slot {
 };
 
 namespace {
+
+constexpr char kStillRunning[] = "previous scrape still running";
 
 struct Task {
   std::mutex mu;
@@ -30,10 +36,13 @@ struct Task {
 
 }  // namespace
 
-CollectorRunner::CollectorRunner(std::vector<Entry> entries) {
+CollectorRunner::CollectorRunner(std::vector<Entry> entries,
+                                 std::function<void()> before_scrape)
+    : before_scrape_(std::move(before_scrape)) {
   for (auto& e : entries) {
     auto s = std::make_shared<Slot>();
     s->name = std::move(e.name);
+    s->labels = LabelSet::Make({{"collector", s->name}});
     s->collector = std::move(e.collector);
     slots_.push_back(std::move(s));
   }
@@ -51,6 +60,10 @@ MetricSet CollectorRunner::Gather(
     std::chrono::steady_clock::time_point deadline) {
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
+  if (before_scrape_) {
+    std::lock_guard<std::mutex> g(before_scrape_mu_);
+    before_scrape_();
+  }
   std::vector<std::shared_ptr<Task>> tasks;
   tasks.reserve(slots_.size());
   for (const auto& slot : slots_) {
@@ -72,7 +85,7 @@ MetricSet CollectorRunner::Gather(
           error = std::string("exception: ") + e.what();
         }
       } else {
-        error = "previous scrape still running";
+        error = kStillRunning;
       }
       {
         std::lock_guard<std::mutex> g(task->mu);
@@ -111,23 +124,25 @@ MetricSet CollectorRunner::Gather(
     lk.unlock();
     {
       std::lock_guard<std::mutex> g(slot.last_error_mu);
-      if (error != slot.last_error) {
+      // A scrape the collector did not finish says nothing about a failure
+      // already logged (EPERM on /dev/kmsg stays EPERM): keeping that state
+      // stops a slow host from logging the same error after every timeout.
+      const bool unfinished = !done || error == kStillRunning;
+      const bool keep = unfinished && !slot.last_error.empty();
+      if (!keep && error != slot.last_error) {
+        // Logged when the outcome changes, not at every failed scrape.
         if (!error.empty()) {
-          spdlog::error("collector={} msg=\"collector failed\" err=\"{}\"",
-                        slot.name, error);
+          LogEvent(spdlog::level::err, slot.name, "collector failed",
+                   {{"err", error}});
         } else {
-          spdlog::info("collector={} msg=\"collector recovered\"", slot.name);
+          LogEvent(spdlog::level::info, slot.name, "collector recovered", {});
         }
         slot.last_error = error;
       }
     }
-    meta.AddGauge("rnic_scrape_collector_success",
-                  "rnic_exporter: Whether a collector succeeded within the "
-                  "scrape deadline.",
-                  {{"collector", slot.name}}, error.empty() ? 1 : 0);
-    meta.AddGauge("rnic_scrape_collector_duration_seconds",
-                  "rnic_exporter: Duration of a collector scrape.",
-                  {{"collector", slot.name}}, seconds);
+    meta.Add(exporter_families::kCollectorSuccess, slot.labels,
+             error.empty() ? 1 : 0);
+    meta.Add(exporter_families::kCollectorDuration, slot.labels, seconds);
   }
   result.Merge(std::move(meta));
   return result;

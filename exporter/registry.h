@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,11 @@ class CollectorRunner {
     std::unique_ptr<Collector> collector;
   };
 
-  explicit CollectorRunner(std::vector<Entry> entries);
+  // `before_scrape` runs once at the start of every Gather(), before any
+  // collector: the exporter refreshes the host model there, so collectors
+  // running in parallel all read one snapshot.
+  explicit CollectorRunner(std::vector<Entry> entries,
+                           std::function<void()> before_scrape = nullptr);
   ~CollectorRunner();
   CollectorRunner(const CollectorRunner&) = delete;
   CollectorRunner& operator=(const CollectorRunner&) = delete;
@@ -42,6 +47,8 @@ class CollectorRunner {
  private:
   struct Slot;  // one collector, its run lock and name
   std::vector<std::shared_ptr<Slot>> slots_;
+  std::function<void()> before_scrape_;
+  std::mutex before_scrape_mu_;
   // Threads still running (some may have outlived their scrape).
   std::shared_ptr<std::atomic<int>> running_ =
       std::make_shared<std::atomic<int>>(0);

@@ -11,7 +11,7 @@ namespace rnic {
 
 void AddProcessMetrics(MetricSet& out);
 void AddBuildInfo(MetricSet& out);
-// Docs of the families the exporter itself emits (for the README table).
-[[nodiscard]] std::vector<MetricDoc> ExporterMetricDocs();
+// The families the exporter itself emits (README table, output checks).
+[[nodiscard]] std::vector<const FamilyDesc*> ExporterFamilies();
 
 }  // namespace rnic

@@ -72,7 +72,7 @@ HttpResponse WebHandler::Metrics(const HttpRequest& req) {
   r.content_type = std::string(ContentType(format));
   std::string body;
   body.reserve(64 * 1024);
-  Serialize(set.families(), format, body);
+  Serialize(set, format, body);
   if (AcceptsGzip(req.accept_encoding)) {
     auto z = GzipCompress(body);
     if (z.ok()) {

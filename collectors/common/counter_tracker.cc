@@ -33,19 +33,4 @@ ExtendedValue ExtendCounter(WrapState& s, std::uint64_t raw, int width_bits) {
   return out;
 }
 
-ExtendedValue CounterTracker::Observe(std::string_view key, std::uint64_t raw,
-                                      int width_bits) {
-  auto it = series_.find(key);
-  if (it == series_.end())
-    it = series_.emplace(std::string(key), Entry{}).first;
-  it->second.generation = generation_;
-  return ExtendCounter(it->second.state, raw, width_bits);
-}
-
-std::size_t CounterTracker::EndScrape() {
-  return std::erase_if(series_, [this](const auto& kv) {
-    return kv.second.generation != generation_;
-  });
-}
-
 }  // namespace rnic

@@ -1,4 +1,7 @@
-// Per-series state for counters whose raw value is narrower than 64 bits.
+// The project's one counter tracker: per-series state for counters whose raw
+// value is narrower than 64 bits. Collectors keep a WrapState next to each
+// series' cached metadata (sysfs per counter file, netlink_stat per port
+// counter), so the hot path never looks a series up by a string key.
 //
 // Two kinds of narrow counters exist and need opposite treatment:
 //  * wrapping counters (mlx5 Q counters, read as 32 bits) restart at 0 after
@@ -17,10 +20,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <string>
-#include <string_view>
-#include <unordered_map>
 
 namespace rnic {
 
@@ -56,34 +55,5 @@ struct ExtendedValue {
 // Feeds one raw reading of a counter that wraps at `width_bits` (1..64).
 [[nodiscard]] ExtendedValue ExtendCounter(WrapState& state, std::uint64_t raw,
                                           int width_bits);
-
-// Keyed wrap extension for collectors whose series are identified by a
-// string (device/port/counter). Usage per scrape: BeginScrape(), Observe()
-// for every series read, EndScrape() to forget the series not observed
-// (devices removed or renamed), so memory stays bounded and a series that
-// comes back starts fresh.
-class CounterTracker {
- public:
-  void BeginScrape() { ++generation_; }
-  [[nodiscard]] ExtendedValue Observe(std::string_view key, std::uint64_t raw,
-                                      int width_bits);
-  // Returns the number of series forgotten.
-  std::size_t EndScrape();
-  [[nodiscard]] std::size_t size() const { return series_.size(); }
-
- private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
-  struct Entry {
-    WrapState state;
-    std::uint64_t generation = 0;
-  };
-  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> series_;
-  std::uint64_t generation_ = 0;
-};
 
 }  // namespace rnic

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collectors/model/family.h"
+
 namespace rnic {
 namespace {
 
@@ -703,33 +705,21 @@ const Entry* Find(std::string_view name) {
 
 std::string HwCounterFamilyName(std::string_view kernel_name) {
   const bool gauge = HwCounterKindOf(kernel_name) == HwCounterKind::kGauge;
-  std::string out;
-  out.reserve(8 + kernel_name.size() + 10);
-  out.append("rnic_hw_");
-  // Drivers such as hfi1 and irdma use CamelCase names (DcRcvPkts,
-  // tcpInSegs); Prometheus names are snake_case, so case boundaries become
-  // '_' and letters lower case. Lower-case names (mlx5, rxe) pass unchanged;
-  // the exact kernel name stays in the HELP text.
-  auto is_upper = [](char c) { return c >= 'A' && c <= 'Z'; };
-  auto is_lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  for (std::size_t i = 0; i < kernel_name.size(); ++i) {
-    char c = kernel_name[i];
-    const bool ok = is_upper(c) || is_lower_or_digit(c) || c == '_';
-    if (!ok) c = '_';
-    if (is_upper(c) && i > 0) {
-      const char prev = kernel_name[i - 1];
-      const bool next_lower = i + 1 < kernel_name.size() && kernel_name[i + 1] >= 'a' &&
-                              kernel_name[i + 1] <= 'z';
-      if ((is_lower_or_digit(prev) && !(prev >= '0' && prev <= '9' && i >= 2 &&
-                                        is_upper(kernel_name[i - 2]))) ||
-          (is_upper(prev) && next_lower)) {
-        if (out.back() != '_') out.push_back('_');
-      }
-    }
-    out.push_back(is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c);
-  }
+  std::string out = "rnic_hw_";
+  out += MetricNamePart(kernel_name);
   if (!gauge) out.append("_total");
   return out;
+}
+
+HwCounterMeta HwCounterFor(std::string_view kernel_name) {
+  HwCounterMeta m;
+  m.gauge = HwCounterKindOf(kernel_name) == HwCounterKind::kGauge;
+  m.width = HwCounterWidthBits(kernel_name);
+  m.family = &InternFamily(
+      HwCounterFamilyName(kernel_name),
+      m.gauge ? prometheus::MetricType::Gauge : prometheus::MetricType::Counter,
+      "device,port", HwCounterHelp(kernel_name));
+  return m;
 }
 
 std::string_view HwCounterHelp(std::string_view kernel_name) {

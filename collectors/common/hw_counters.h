@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "collectors/model/family.h"
+
 namespace rnic {
 
 // A few drivers publish current levels (bnxt_re active_qps, hfi1
@@ -15,9 +17,8 @@ namespace rnic {
 // as counters would make every decrease look like a reset.
 enum class HwCounterKind { kCounter, kGauge };
 
-// "rnic_hw_<name>_total" for counters, "rnic_hw_<name>" for the known gauges.
-// Characters outside [a-zA-Z0-9_] become '_' (hfi1 names such as
-// "RcvOverflow,32" or "Pio Reserved 31").
+// "rnic_hw_<name>_total" for counters, "rnic_hw_<name>" for the known gauges,
+// <name> by the project's one rule, MetricNamePart (collectors/model/family.h).
 [[nodiscard]] std::string HwCounterFamilyName(std::string_view kernel_name);
 
 // HELP text: meaning plus kernel name and driver(s) for known names; a generic
@@ -25,6 +26,16 @@ enum class HwCounterKind { kCounter, kGauge };
 [[nodiscard]] std::string_view HwCounterHelp(std::string_view kernel_name);
 
 [[nodiscard]] HwCounterKind HwCounterKindOf(std::string_view kernel_name);
+
+// Everything an emitter needs for one kernel counter name, worked out once
+// (when the counter first appears on a port) and kept: the family, interned
+// for the life of the process, its kind and its wrap width.
+struct HwCounterMeta {
+  const FamilyDesc* family = nullptr;
+  bool gauge = false;
+  int width = 64;
+};
+[[nodiscard]] HwCounterMeta HwCounterFor(std::string_view kernel_name);
 
 // Bits at which the raw value wraps: 32 for the mlx5 Q counters (the driver
 // reads them as __be32), 64 for everything else (drivers keep u64/atomic64
@@ -35,14 +46,8 @@ enum class HwCounterKind { kCounter, kGauge };
 [[nodiscard]] bool HwCounterKnown(std::string_view kernel_name);
 
 // hw_counters/lifespan is not a counter: it is how long (ms) the kernel caches
-// values. Exported as a gauge in seconds.
+// values. Exported as a gauge in seconds (sysfs_families.h declares it).
 inline constexpr std::string_view kHwCountersLifespanFile = "lifespan";
-inline constexpr std::string_view kHwCountersLifespanFamily =
-    "rnic_hw_counters_lifespan_seconds";
-inline constexpr std::string_view kHwCountersLifespanHelp =
-    "How long the kernel caches hw_counters values (sysfs "
-    "hw_counters/lifespan, "
-    "converted from milliseconds to seconds).";
 inline constexpr std::string_view kHwCounterGenericHelp =
     "Driver hardware counter (sysfs hw_counters or RDMA netlink STAT_GET); the "
     "kernel counter name is part of the metric name. rnic_exporter has no "

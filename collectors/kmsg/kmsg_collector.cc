@@ -1,7 +1,9 @@
 #include "collectors/kmsg/kmsg_collector.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/common.h>
 
+#include "collectors/common/log_once.h"
+#include "collectors/kmsg/kmsg_families.h"
 #include "collectors/kmsg/kmsg_reader.h"
 
 namespace rnic {
@@ -17,7 +19,7 @@ class KmsgCollector : public Collector {
     // /dev/kmsg in a container) the collector reports failure rather than
     // exporting zeros it never observed.
     if (!reader_) return open_error_;
-    reader_->AppendTo(out);
+    reader_->AppendTo(out, reader_->host()->Current().get());
     return Status::Ok();
   }
 
@@ -36,23 +38,20 @@ CollectorSpec MakeKmsgCollectorSpec() {
       " read from --path.devkmsg starting at the end of the log when the "
       "exporter starts.";
   spec.default_enabled = true;
-  spec.metrics = {
-      {"rnic_kernel_cq_errors_total", "counter", "device,pci,syndrome,reason",
-       "Kernel CQ error lines by RDMA device, PCI function and syndrome."},
-      {"rnic_kernel_log_records_total", "counter", "",
-       "Kernel log records read."},
-      {"rnic_kernel_log_records_lost_total", "counter", "",
-       "Kernel log records lost to ring-buffer overruns."},
-  };
+  spec.families = {&kmsg::families::kCqErrors, &kmsg::families::kRecords,
+                   &kmsg::families::kRecordsLost};
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     kmsg::KmsgReaderOptions o;
     o.path = args.paths.devkmsg;
     o.sysfs_root = args.paths.sysfs;
+    if (args.shared) o.host = args.shared->host;
     auto r = kmsg::KmsgReader::Start(o);
     if (!r) {
-      spdlog::warn("kmsg: {}; rnic_kernel_cq_errors_total unavailable",
-                   r.error().ToString());
+      const std::string err = r.error().ToString();
+      LogEvent(spdlog::level::warn, "kmsg",
+               "kernel log unreadable: rnic_kernel_cq_errors_total unavailable",
+               {{"err", err}});
       return std::unique_ptr<Collector>(
           std::make_unique<KmsgCollector>(nullptr, r.error()));
     }

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include "collectors/model/sysfs_parse.h"
+
 namespace rnic::kmsg {
 namespace {
 
@@ -59,19 +61,10 @@ KmsgRecord ParseKmsgRecord(std::string_view record) {
   return r;
 }
 
-bool IsPciAddress(std::string_view s) {
-  // dddd:bb:dd.f
-  if (s.size() < 12) return false;
-  for (int i : {0, 1, 2, 3, 5, 6, 8, 9}) {
-    if (!Hex(s[static_cast<std::size_t>(i)])) return false;
-  }
-  return s[4] == ':' && s[7] == ':' && s[10] == '.' &&
-         (s[11] >= '0' && s[11] <= '7');
-}
-
 std::string FindPciAddress(std::string_view text) {
   for (std::size_t i = 0; i + 12 <= text.size(); ++i) {
-    if ((i == 0 || !Hex(text[i - 1])) && IsPciAddress(text.substr(i))) {
+    if ((i == 0 || !Hex(text[i - 1])) &&
+        sysfs::IsPciAddress(text.substr(i, 12))) {
       std::string bdf(text.substr(i, 12));
       for (auto& c : bdf) c = static_cast<char>(std::tolower(c));
       return bdf;

@@ -42,8 +42,6 @@ struct CqError {
 // mlx5 CQ error syndromes: 0x1 overrun, 0x2 access violation.
 [[nodiscard]] const char* SyndromeReason(std::uint32_t syndrome);
 
-// True if `s` starts with a PCI address "dddd:bb:dd.f" (hex digits).
-[[nodiscard]] bool IsPciAddress(std::string_view s);
 // First PCI address inside `text`, "" if none.
 [[nodiscard]] std::string FindPciAddress(std::string_view text);
 

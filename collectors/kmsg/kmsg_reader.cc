@@ -2,14 +2,13 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spdlog/spdlog.h>
+#include <spdlog/common.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 
+#include "collectors/kmsg/kmsg_families.h"
 #include "collectors/kmsg/kmsg_parser.h"
-#include "collectors/kmsg/pci_device_map.h"
 
 namespace rnic::kmsg {
 namespace {
@@ -32,8 +31,12 @@ Result<std::unique_ptr<KmsgReader>> KmsgReader::Start(KmsgReaderOptions opts) {
   // seek (ESPIPE), which is fine: it only has what is written from now on.
   if (opts.seek_end) lseek(fd, 0, SEEK_END);
   std::unique_ptr<KmsgReader> r(new KmsgReader(std::move(opts), fd));
-  r->pci_map_ = ReadPciToRdmaDevice(r->opts_.sysfs_root);
-  r->pci_map_time_ = std::chrono::steady_clock::now();
+  if (!r->opts_.host) {
+    r->opts_.host = std::make_shared<host::HostModel>(
+        host::HostModel::Options{r->opts_.sysfs_root});
+  }
+  r->opts_.host->Refresh();
+  r->refreshed_ = std::chrono::steady_clock::now();
   r->thread_ = std::thread([p = r.get()] { p->Loop(); });
   return r;
 }
@@ -55,13 +58,17 @@ void KmsgReader::Loop() {
     pollfd pfd{fd_, POLLIN, 0};
     // Bounded so shutdown is noticed; a burst is drained in the inner loop.
     if (poll(&pfd, 1, poll_ms) < 0 && errno != EINTR) {
-      spdlog::warn("kmsg: poll {}: {}", opts_.path, std::strerror(errno));
+      log_.Log(spdlog::level::warn, "poll", "poll failed",
+               Error::FromErrno("poll " + opts_.path, errno));
+    } else {
+      log_.Clear("poll");
     }
     bool eof = false;
     while (!stop_.load()) {
       const ssize_t n = read(fd_, buf.data(), buf.size());
       if (n > 0) {
         HandleChunk(std::string_view(buf.data(), static_cast<std::size_t>(n)));
+        log_.Clear("read");
         continue;
       }
       if (n == 0) {  // end of a regular file, or a pipe without writers
@@ -72,12 +79,14 @@ void KmsgReader::Loop() {
         // The ring buffer overwrote records we had not read yet; the next
         // read continues at the oldest record still there. The exact count
         // comes from the sequence-number gap.
-        spdlog::debug("kmsg: {} overrun (EPIPE)", opts_.path);
+        LogEvent(spdlog::level::debug, "kmsg", "ring buffer overrun",
+                 {{"path", opts_.path}});
         continue;
       }
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) {
-        spdlog::warn("kmsg: read {}: {}", opts_.path, std::strerror(errno));
+        log_.Log(spdlog::level::warn, "read", "read failed",
+                 Error::FromErrno("read " + opts_.path, errno));
         eof = true;
       }
       break;
@@ -114,17 +123,18 @@ void KmsgReader::HandleChunk(std::string_view chunk) {
 
 std::string KmsgReader::DeviceFor(const std::string& pci) {
   if (pci.empty()) return {};
-  auto it = pci_map_.find(pci);
+  auto snap = opts_.host->Current();
+  const host::Device* dev = snap->FindPci(pci);
   const auto now = std::chrono::steady_clock::now();
-  // Devices come and go and get renamed: refresh on a miss or when old,
-  // at most once a second even in a burst.
-  if ((it == pci_map_.end() || now - pci_map_time_ > kPciMapMaxAge) &&
-      now - pci_map_time_ >= kPciMapMaxAge) {
-    pci_map_ = ReadPciToRdmaDevice(opts_.sysfs_root);
-    pci_map_time_ = now;
-    it = pci_map_.find(pci);
+  // A device may have appeared or been renamed since the last scrape
+  // refreshed the model: look again on a miss, at most once a second even
+  // in a burst of log lines.
+  if (!dev && now - refreshed_ >= kPciMapMaxAge) {
+    refreshed_ = now;
+    snap = opts_.host->Refresh();
+    dev = snap->FindPci(pci);
   }
-  return it == pci_map_.end() ? std::string() : it->second;
+  return dev ? dev->name : std::string();
 }
 
 void KmsgReader::HandleRecord(std::string_view record) {
@@ -145,29 +155,26 @@ void KmsgReader::HandleRecord(std::string_view record) {
   if (e) ++cq_errors_[{dev, e->pci, e->syndrome}];
 }
 
-void KmsgReader::AppendTo(MetricSet& out) const {
+void KmsgReader::AppendTo(MetricSet& out, const host::Snapshot* present) {
   std::lock_guard lock(mu_);
+  if (present) {
+    std::erase_if(cq_errors_, [&](const auto& kv) {
+      const std::string& dev = std::get<0>(kv.first);
+      return !dev.empty() && present->Find(dev) == nullptr;
+    });
+  }
   for (const auto& [k, n] : cq_errors_) {
     const auto& [dev, pci, syn] = k;
-    out.AddCounter(
-        "rnic_kernel_cq_errors_total",
-        "Kernel log lines 'CQ error on CQN .., syndrome ..' (mlx5) since the "
-        "exporter started, by RDMA device (\"\" if the PCI function maps to "
-        "none), PCI function, syndrome and its meaning (0x1 overrun, 0x2 "
-        "access_violation).",
-        {{"device", dev},
-         {"pci", pci},
-         {"syndrome", SyndromeHex(syn)},
-         {"reason", SyndromeReason(syn)}},
-        static_cast<double>(n));
+    out.Add(families::kCqErrors,
+            {{"device", dev},
+             {"pci", pci},
+             {"syndrome", SyndromeHex(syn)},
+             {"reason", SyndromeReason(syn)}},
+            static_cast<double>(n));
   }
-  out.AddCounter("rnic_kernel_log_records_total",
-                 "Kernel log records read since the exporter started.", {},
-                 static_cast<double>(records_));
-  out.AddCounter("rnic_kernel_log_records_lost_total",
-                 "Kernel log records overwritten before the exporter read "
-                 "them (sequence-number gaps).",
-                 {}, static_cast<double>(lost_));
+  out.Add(families::kRecords, LabelSet::Empty(), static_cast<double>(records_));
+  out.Add(families::kRecordsLost, LabelSet::Empty(),
+          static_cast<double>(lost_));
 }
 
 std::uint64_t KmsgReader::records() const {

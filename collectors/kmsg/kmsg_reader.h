@@ -17,14 +17,19 @@
 #include <thread>
 #include <tuple>
 
+#include "collectors/common/log_once.h"
 #include "collectors/common/metric_set.h"
 #include "collectors/common/result.h"
+#include "collectors/model/host_model.h"
 
 namespace rnic::kmsg {
 
 struct KmsgReaderOptions {
   std::string path = "/dev/kmsg";
-  std::string sysfs_root = "/sys";
+  std::string sysfs_root = "/sys";  // for a model of its own (tests)
+  // The exporter's host model: PCI function -> RDMA device. Null: the
+  // reader keeps one of its own on sysfs_root.
+  std::shared_ptr<host::HostModel> host;
   bool seek_end = true;
   std::chrono::milliseconds idle_wait{200};  // poll timeout / EOF back-off
 };
@@ -37,8 +42,14 @@ class KmsgReader {
   KmsgReader(const KmsgReader&) = delete;
   KmsgReader& operator=(const KmsgReader&) = delete;
 
-  void AppendTo(MetricSet& out) const;
+  // Appends the counters. With `present`, counts of RDMA devices no longer
+  // in the host model are forgotten first: a removed device leaves no
+  // series behind (counts for "" - no device - stay).
+  void AppendTo(MetricSet& out, const host::Snapshot* present = nullptr);
   [[nodiscard]] std::uint64_t records() const;
+  [[nodiscard]] const std::shared_ptr<host::HostModel>& host() const {
+    return opts_.host;
+  }
   [[nodiscard]] std::uint64_t lost() const;
   // Count for one (device, pci, syndrome); for tests.
   [[nodiscard]] std::uint64_t CqErrors(const std::string& device,
@@ -61,10 +72,10 @@ class KmsgReader {
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   std::string pending_;  // partial line from a plain file or pipe
+  LogOnce log_{"kmsg"};  // a failing poll or read is logged once, not per loop
 
   // Reader thread only.
-  std::map<std::string, std::string> pci_map_;
-  std::chrono::steady_clock::time_point pci_map_time_{};
+  std::chrono::steady_clock::time_point refreshed_{};
   std::uint64_t last_seq_ = 0;
   bool have_seq_ = false;
 

@@ -57,9 +57,7 @@ Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
     nl_socket_free(sock);
     return Error{"connect NETLINK_RDMA", err};
   }
-  // Let nl_recv() size its buffer from the pending datagram (dumps of many
-  // QPs come in large datagrams), and allow a deep receive queue.
-  nl_socket_enable_msg_peek(sock);
+  // A deep receive queue: dumps of many QPs come in many datagrams.
   // We set NLM_F_ACK ourselves (single answers only): an ack requested on a
   // dump is not sent by every kernel, so the flags must be exactly ours.
   nl_socket_disable_auto_ack(sock);
@@ -96,19 +94,12 @@ Status LibnlTransport::Exchange(const Request& req,
   }
   bool finished = false;
   while (!finished) {
-    sockaddr_nl peer{};
-    unsigned char* buf = nullptr;
-    const int n = nl_recv(sock_, &peer, &buf, nullptr);
-    if (n <= 0) {
-      std::free(buf);
-      // 0: the receive timeout expired (libnl maps EAGAIN to 0).
-      const int err = n == 0 ? ETIMEDOUT : LibnlToErrno(n);
-      return Error{"recv " + req.Key(), err};
-    }
-    std::span<const std::uint8_t> bytes(buf, static_cast<std::size_t>(n));
+    const long n = Receive();
+    if (n < 0) return Error{"recv " + req.Key(), static_cast<int>(-n)};
+    std::span<const std::uint8_t> bytes(buf_.data(),
+                                        static_cast<std::size_t>(n));
     if (tap_) tap_(req, bytes);
     Status st = WalkMessages(bytes, seq, on_msg, &finished);
-    std::free(buf);
     if (!st.ok()) {
       if (!finished) {
         // The callback or the framing failed mid-answer: drain the rest so
@@ -123,20 +114,35 @@ Status LibnlTransport::Exchange(const Request& req,
   return Status::Ok();
 }
 
+long LibnlTransport::Receive() {
+  iovec iov{buf_.data(), buf_.size()};
+  sockaddr_nl peer{};
+  msghdr mh{};
+  mh.msg_name = &peer;
+  mh.msg_namelen = sizeof(peer);
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  for (;;) {
+    const ssize_t n = ::recvmsg(nl_socket_get_fd(sock_), &mh, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return -(errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno);
+    }
+    if (mh.msg_flags & MSG_TRUNC) return -EMSGSIZE;
+    if (n == 0) return -ECONNRESET;
+    return n;
+  }
+}
+
 void LibnlTransport::DrainUntilEnd(std::uint32_t seq) {
   const MessageCallback ignore = [](const nlmsghdr&) { return Status::Ok(); };
   bool finished = false;
   while (!finished) {
-    sockaddr_nl peer{};
-    unsigned char* buf = nullptr;
-    const int n = nl_recv(sock_, &peer, &buf, nullptr);
-    if (n <= 0) {
-      std::free(buf);
-      return;
-    }
-    Status st = WalkMessages(std::span<const std::uint8_t>(buf, n), seq, ignore,
-                             &finished);
-    std::free(buf);
+    const long n = Receive();
+    if (n < 0) return;
+    Status st = WalkMessages(
+        std::span<const std::uint8_t>(buf_.data(), static_cast<std::size_t>(n)),
+        seq, ignore, &finished);
     if (!st.ok()) return;
   }
 }

@@ -6,41 +6,17 @@
 #include <utility>
 
 #include "collectors/common/hw_counters.h"
+#include "collectors/model/port_families.h"
 #include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/netlink_families.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
 
 namespace rnic {
 namespace nl {
 namespace {
 
-constexpr const char* kPortStateHelp =
-    "Logical port state as the kernel numbers it (enum ib_port_state: "
-    "1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER)";
-constexpr const char* kPortPhysStateHelp =
-    "Physical port state as the kernel numbers it (enum ib_port_phys_state: "
-    "1 SLEEP, 2 POLLING, 3 DISABLED, 4 PORT_CONFIGURATION_TRAINING, 5 LINK_UP, "
-    "6 LINK_ERROR_RECOVERY, 7 PHY_TEST)";
-constexpr const char* kOptionalHelp =
-    "Optional counter the port supports (STAT_GET_STATUS); enabled=\"1\" when "
-    "it is on. Turn one on with `rdma statistic set link DEV/PORT "
-    "optional-counters NAME`";
-constexpr const char* kBoundQpsHelp =
-    "QPs bound to a counter (rdma statistic qp auto/manual mode), by process";
-
-bool ParseBool(const std::string& s, bool dflt) {
-  if (s == "true" || s == "1" || s == "yes") return true;
-  if (s == "false" || s == "0" || s == "no") return false;
-  return dflt;
-}
-
 std::string QpCounterFamily(std::string_view counter) {
-  std::string out = "rnic_qp_counter_";
-  for (char c : counter) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '_';
-    out.push_back(ok ? c : '_');
-  }
-  return out + "_total";
+  return "rnic_qp_counter_" + MetricNamePart(counter) + "_total";
 }
 
 }  // namespace
@@ -53,11 +29,33 @@ TransportOpener LibnlOpener() {
   };
 }
 
-NetlinkStatCollector::NetlinkStatCollector(TransportOpener opener,
-                                           Options options)
+NetlinkStatCollector::NetlinkStatCollector(
+    TransportOpener opener, Options options,
+    std::shared_ptr<host::HostModel> model)
     : opener_(std::move(opener)),
       options_(std::move(options)),
-      comms_(options_.procfs) {}
+      model_(std::move(model)),
+      comms_(options_.procfs) {
+  if (!model_) {
+    // No sysfs tree: the model is what RDMA netlink reports, through this
+    // collector's own transport.
+    host::HostModel::Options o;
+    o.sysfs = "/nonexistent";
+    o.netlink = [this]() -> Result<std::vector<host::NetlinkDevice>> {
+      if (!transport_) return Error{"no transport", ENODEV};
+      RdmaNetlinkSource src(*transport_);
+      auto devs = src.Devices();
+      if (!devs.ok()) return devs.error();
+      std::vector<host::NetlinkDevice> out;
+      for (const auto& d : *devs) {
+        out.push_back(host::NetlinkDevice{d.index, d.name, d.num_ports});
+      }
+      return out;
+    };
+    model_ = std::make_shared<host::HostModel>(std::move(o));
+    own_model_ = true;
+  }
+}
 
 NetlinkStatCollector::Probe NetlinkStatCollector::ProbeKernel() {
   Probe p;
@@ -91,9 +89,70 @@ NetlinkStatCollector::Probe NetlinkStatCollector::ProbeKernel() {
 }
 
 Status NetlinkStatCollector::OnError(std::string_view part,
-                                     const PortInfo& port, const Error& err) {
-  return HandlePartError(parts_, *transport_, part, port.dev_index,
-                         port.dev_name, err);
+                                     const host::Device& dev,
+                                     const Error& err) {
+  // A device that vanished, or answers for another index: look again.
+  if (IsVanished(err.errno_value) || err.errno_value == EINVAL) {
+    model_->Invalidate(dev.name);
+  }
+  return HandlePartError(parts_, *transport_, part, dev.index, dev.name, err);
+}
+
+NetlinkStatCollector::PortCache& NetlinkStatCollector::CacheFor(
+    const host::Device& dev, std::uint32_t port) {
+  auto it = ports_.find(dev.name);
+  if (it == ports_.end())
+    it = ports_.emplace(dev.name, std::vector<PortCache>{}).first;
+  auto& v = it->second;
+  for (PortCache& pc : v) {
+    if (pc.port == port && pc.instance == dev.instance) return pc;
+  }
+  // New port or a new registration of the device: wrap state starts over.
+  std::erase_if(v, [&](const PortCache& pc) {
+    return pc.port == port || pc.instance != dev.instance;
+  });
+  PortCache pc;
+  pc.instance = dev.instance;
+  pc.port = port;
+  if (const host::Port* mp = dev.FindPort(port); mp && mp->labels) {
+    pc.labels = mp->labels;
+  } else {
+    pc.labels =
+        LabelSet::Make({{"device", dev.name}, {"port", std::to_string(port)}});
+  }
+  v.push_back(std::move(pc));
+  return v.back();
+}
+
+std::size_t NetlinkStatCollector::CounterIndex(PortCache& pc,
+                                               std::string_view name) {
+  // The kernel lists a port's counters in the same order every time: the
+  // next cached entry is nearly always the one.
+  std::size_t i = pc.next;
+  if (i >= pc.counters.size() || pc.counters[i].name != name) {
+    pc.optional_valid = false;  // the answer changed shape
+    i = 0;
+    while (i < pc.counters.size() && pc.counters[i].name != name) ++i;
+    if (i == pc.counters.size()) {
+      pc.counters.push_back(
+          CounterMeta{std::string(name), HwCounterFor(name), {}});
+    }
+  }
+  pc.next = i + 1;
+  return i;
+}
+
+void NetlinkStatCollector::EmitCounter(PortCache& pc, CounterMeta& cm,
+                                       std::uint64_t value, MetricSet& out) {
+  if (cm.hw.gauge) {
+    // A level some drivers list among counters (bnxt_re active_qps).
+    out.Add(*cm.hw.family, pc.labels, static_cast<double>(value));
+    return;
+  }
+  const std::uint64_t v = cm.hw.width < 64
+                              ? ExtendCounter(cm.wrap, value, cm.hw.width).value
+                              : value;
+  out.Add(*cm.hw.family, pc.labels, static_cast<double>(v));
 }
 
 bool EnsureTransport(const TransportOpener& opener,
@@ -102,11 +161,11 @@ bool EnsureTransport(const TransportOpener& opener,
   if (transport) return true;
   auto t = opener();
   if (!t.ok()) {
-    parts.WarnOnce("open", "no RDMA netlink: " + t.error().ToString());
+    parts.log().Log(spdlog::level::warn, "open", "no RDMA netlink", t.error());
     return false;
   }
   transport = std::move(t).value();
-  parts.Clear("open");
+  parts.log().Clear("open");
   return true;
 }
 
@@ -114,89 +173,87 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   if (!EnsureTransport(opener_, transport_, parts_)) return Status::Ok();
   comms_.Clear();
   RdmaNetlinkSource src(*transport_);
-  auto devs = src.Devices();
-  if (!devs.ok()) {
-    parts_.WarnOnce("devices",
-                    "device dump failed: " + devs.error().ToString());
-    if (!IsPermission(devs.error().errno_value)) transport_.reset();
-    return devs.error();
-  }
-  parts_.Clear("devices");
+  const auto snap = own_model_ ? model_->Refresh() : model_->Current();
 
   Status fatal;
-  for (const auto& dev : *devs) {
+  for (const auto& devp : snap->devices) {
+    const host::Device& dev = *devp;
     if (ctx.Expired()) break;
+    if (!dev.has_index) continue;  // netlink does not know it (yet)
+    // One PORT_GET dump per device: every port's state.
     auto ports = src.Ports(dev.index);
     if (!ports.ok()) {
-      Status st = HandlePartError(parts_, *transport_, "ports", dev.index,
-                                  dev.name, ports.error());
+      Status st = OnError("ports", dev, ports.error());
       if (!st.ok()) fatal = st;
       continue;
     }
-    for (PortInfo port : *ports) {
-      port.dev_name = dev.name;  // the name this scrape knows it by
-      const std::string port_str = std::to_string(port.port);
-      Labels labels{{"device", dev.name}, {"port", port_str}};
-      if (port.state) {
-        out.AddGauge("rnic_port_state", kPortStateHelp, labels, *port.state);
-      }
+    for (const PortInfo& port : *ports) {
+      PortCache& pc = CacheFor(dev, port.port);
+      if (port.state)
+        out.Add(rnic::families::kPortState, pc.labels, *port.state);
       if (port.phys_state) {
-        out.AddGauge("rnic_port_physical_state", kPortPhysStateHelp, labels,
-                     *port.phys_state);
+        out.Add(rnic::families::kPortPhysicalState, pc.labels,
+                *port.phys_state);
       }
 
       if (parts_.Enabled(PartKey("stat", dev.name))) {
-        auto stats = src.PortStats(dev.index, port.port);
-        if (stats.ok()) {
-          const std::string key_prefix =
-              std::to_string(dev.index) + "/" + dev.name + "/" + port_str + "/";
-          for (const auto& c : stats->counters) {
-            if (HwCounterKindOf(c.name) == HwCounterKind::kGauge) {
-              // A level some drivers list among counters (bnxt_re active_qps).
-              out.AddGauge(HwCounterFamilyName(c.name), HwCounterHelp(c.name),
-                           labels, static_cast<double>(c.value));
-              continue;
-            }
-            const std::uint64_t v = wraps_.Update(key_prefix + c.name, c.value,
-                                                  HwCounterWidthBits(c.name));
-            out.AddCounter(HwCounterFamilyName(c.name), HwCounterHelp(c.name),
-                           labels, static_cast<double>(v));
+        pc.next = 0;
+        pending_.clear();
+        Status st = src.PortStatsEach(
+            dev.index, port.port, [&](std::string_view name, std::uint64_t v) {
+              pending_.emplace_back(CounterIndex(pc, name), v);
+            });
+        if (st.ok()) {
+          if (pending_.size() != pc.last_reply_size) {
+            pc.optional_valid = false;
+            pc.last_reply_size = pending_.size();
           }
-        } else if (Status st = OnError("stat", port, stats.error()); !st.ok()) {
-          fatal = st;
+          for (const auto& [i, v] : pending_) {
+            EmitCounter(pc, pc.counters[i], v, out);
+          }
+        } else {
+          if (Status h = OnError("stat", dev, st.error()); !h.ok()) fatal = h;
         }
       }
 
-      if (parts_.Enabled(PartKey("status", dev.name))) {
+      if (parts_.Enabled(PartKey("status", dev.name)) && !pc.optional_valid) {
         auto status = src.CounterStatus(dev.index, port.port);
         if (status.ok()) {
+          pc.optional.clear();
           for (const auto& oc : *status) {
-            out.AddGauge("rnic_optional_counter_info", kOptionalHelp,
-                         {{"device", dev.name},
-                          {"port", port_str},
-                          {"counter", oc.name},
-                          {"enabled", oc.enabled ? "1" : "0"}},
-                         1);
+            pc.optional.push_back(pc.labels->With(
+                {{"counter", oc.name}, {"enabled", oc.enabled ? "1" : "0"}}));
           }
-        } else if (Status st = OnError("status", port, status.error());
+          pc.optional_valid = true;
+        } else if (Status st = OnError("status", dev, status.error());
                    !st.ok()) {
           fatal = st;
         }
       }
+      if (pc.optional_valid) {
+        for (const LabelSetPtr& l : pc.optional) {
+          out.Add(families::kOptionalCounterInfo, l, 1);
+        }
+      }
 
       if (options_.qp_counters &&
-          parts_.Enabled(PartKey("qp_counters", dev.name))) {
-        CollectBound(src, port, out, &fatal);
+          parts_.Enabled(PartKey("qp_counters", dev.name)) &&
+          std::chrono::steady_clock::now() >= pc.bound_next) {
+        CollectBound(src, dev, pc, out, &fatal);
       }
     }
   }
-  wraps_.Sweep();
+  // Devices gone from the model leave no state behind.
+  std::erase_if(ports_, [&](const auto& kv) {
+    const host::Device* d = snap->Find(kv.first);
+    return d == nullptr;
+  });
   return fatal;
 }
 
 void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
-                                        const PortInfo& port, MetricSet& out,
-                                        Status* fatal) {
+                                        const host::Device& dev, PortCache& pc,
+                                        MetricSet& out, Status* fatal) {
   struct Agg {
     std::string comm;
     std::string pid;
@@ -205,7 +262,7 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
   };
   std::map<std::pair<std::string, std::string>, Agg> by_owner;
   Status st =
-      src.BoundCounters(port.dev_index, port.port, [&](const BoundCounter& bc) {
+      src.BoundCounters(dev.index, pc.port, [&](const BoundCounter& bc) {
         const std::string& comm = comms_.Resolve(bc.owner);
         std::string pid;
         if (options_.qp_counters_by_pid && bc.owner.pid) {
@@ -219,25 +276,30 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
         for (const auto& c : bc.counters) a.sums[c.name] += c.value;
       });
   if (!st.ok()) {
-    if (Status h = OnError("qp_counters", port, st.error()); !h.ok()) {
+    if (Status h = OnError("qp_counters", dev, st.error()); !h.ok()) {
       *fatal = h;
     }
     return;
   }
-  const std::string port_str = std::to_string(port.port);
+  pc.bound_next = by_owner.empty()
+                      ? std::chrono::steady_clock::now() + kBoundRecheck
+                      : std::chrono::steady_clock::time_point{};
   for (const auto& [key, a] : by_owner) {
-    Labels labels{
-        {"device", port.dev_name}, {"port", port_str}, {"comm", a.comm}};
-    if (options_.qp_counters_by_pid) labels.push_back({"pid", a.pid});
-    out.AddGauge("rnic_qp_counter_bound_qps", kBoundQpsHelp, labels,
-                 static_cast<double>(a.qps));
+    LabelSetPtr labels =
+        options_.qp_counters_by_pid
+            ? pc.labels->With({{"comm", a.comm}, {"pid", a.pid}})
+            : pc.labels->With({{"comm", a.comm}});
+    out.Add(families::kBoundQps, labels, static_cast<double>(a.qps));
     for (const auto& [name, sum] : a.sums) {
-      out.AddCounter(QpCounterFamily(name),
-                     "Sum of " + name +
-                         " over the counters bound to this process's QPs. "
-                         "Already included in rnic_hw_" +
-                         name + "_total" + "; resets when the QPs go away",
-                     labels, static_cast<double>(sum));
+      // Interned once per counter name (kQpCounter documents them).
+      const FamilyDesc& f = InternFamily(
+          QpCounterFamily(name), prometheus::MetricType::Counter,
+          families::kQpCounter.labels,
+          "Sum of " + name +
+              " over the counters bound to this process's QPs. Already "
+              "included in " +
+              HwCounterFamilyName(name) + "; resets when the QPs go away");
+      out.Add(f, labels, static_cast<double>(sum));
     }
   }
 }
@@ -252,51 +314,40 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
       "counters over RDMA netlink (what `rdma statistic` shows)";
   spec.default_enabled = true;
   spec.options = {
-      {"qp-counters",
-       "Dump counters bound to QPs (only present when the operator enabled "
-       "`rdma statistic qp set ... auto` or bound counters manually)",
-       "true"},
-      {"qp-counters-by-pid",
-       "Add a pid label to the QP-bound counter series (higher cardinality)",
-       "false"},
+      BoolOption("qp-counters",
+                 "Dump counters bound to QPs (only present when the operator "
+                 "enabled `rdma statistic qp set ... auto` or bound counters "
+                 "manually). A port without any is dumped again every 30 s, "
+                 "one with some at every scrape",
+                 true),
+      BoolOption(
+          "qp-counters-by-pid",
+          "Add a pid label to the QP-bound counter series (higher cardinality)",
+          false),
   };
-  spec.metrics = {
-      {"rnic_port_state", "gauge", "device,port", nl::kPortStateHelp},
-      {"rnic_port_physical_state", "gauge", "device,port",
-       nl::kPortPhysStateHelp},
-      {"rnic_hw_<counter>", "gauge", "device,port",
-       "A driver hw counter entry that is a level, not a count (e.g. bnxt_re "
-       "active_qps), from RDMA_NLDEV_CMD_STAT_GET"},
-      {"rnic_hw_<counter>_total", "counter", "device,port",
-       "Driver hardware counter <counter> of the port "
-       "(RDMA_NLDEV_CMD_STAT_GET; "
-       "same value as sysfs hw_counters/<counter>), 32-bit counters extended "
-       "to 64 bits"},
-      {"rnic_optional_counter_info", "gauge", "device,port,counter,enabled",
-       nl::kOptionalHelp},
-      {"rnic_qp_counter_bound_qps", "gauge", "device,port,comm",
-       nl::kBoundQpsHelp},
-      {"rnic_qp_counter_<counter>_total", "counter", "device,port,comm",
-       "Sum of <counter> over the counters bound to a process's QPs; already "
-       "included in rnic_hw_<counter>_total (never add the two). A pid label "
-       "(the process id) is added with "
-       "--collector.netlink_stat.qp-counters-by-pid"},
-  };
+  spec.families = {&rnic::families::kPortState,
+                   &rnic::families::kPortPhysicalState,
+                   &rnic::families::kHwCounter,
+                   &rnic::families::kHwGauge,
+                   &nl::families::kOptionalCounterInfo,
+                   &nl::families::kBoundQps,
+                   &nl::families::kQpCounter};
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     nl::NetlinkStatCollector::Options o;
-    o.qp_counters = nl::ParseBool(args.Option("qp-counters"), true);
-    o.qp_counters_by_pid =
-        nl::ParseBool(args.Option("qp-counters-by-pid"), false);
+    o.qp_counters = args.Bool("qp-counters");
+    o.qp_counters_by_pid = args.Bool("qp-counters-by-pid");
     o.procfs = args.paths.procfs;
-    auto c = std::make_unique<nl::NetlinkStatCollector>(nl::LibnlOpener(), o);
+    auto c = std::make_unique<nl::NetlinkStatCollector>(
+        nl::LibnlOpener(), o, args.shared ? args.shared->host : nullptr);
     const auto probe = c->ProbeKernel();
     if (args.shared) {
       args.shared->netlink_port_state = probe.port_state;
       args.shared->netlink_hw_counters = probe.hw_counters;
     }
-    spdlog::debug("netlink_stat: port state over netlink={}, hw counters={}",
-                  probe.port_state, probe.hw_counters);
+    LogEvent(spdlog::level::debug, "netlink_stat", "kernel support",
+             {{"port_state", probe.port_state ? "true" : "false"},
+              {"hw_counters", probe.hw_counters ? "true" : "false"}});
     return std::unique_ptr<Collector>(std::move(c));
   };
   return spec;

@@ -5,17 +5,21 @@
 // Read-only: it never sends STAT_SET (it never turns counters on or off).
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
+#include "collectors/common/counter_tracker.h"
+#include "collectors/common/hw_counters.h"
+#include "collectors/model/host_model.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/part_switch.h"
 #include "collectors/netlink/rdma_source.h"
 #include "collectors/netlink/transport.h"
-#include "collectors/netlink/wrap_tracker.h"
 
 namespace rnic {
 
@@ -49,23 +53,65 @@ class NetlinkStatCollector final : public Collector {
     bool hw_counters = false;
   };
 
-  NetlinkStatCollector(TransportOpener opener, Options options);
+  // Without `model` the collector keeps one of its own, described by RDMA
+  // netlink alone (tests replaying captures).
+  NetlinkStatCollector(TransportOpener opener, Options options,
+                       std::shared_ptr<host::HostModel> model = nullptr);
   [[nodiscard]] Probe ProbeKernel();
   [[nodiscard]] Status Collect(const ScrapeContext& ctx,
                                MetricSet& out) override;
 
  private:
-  [[nodiscard]] Status OnError(std::string_view part, const PortInfo& port,
+  // One driver counter of one port, worked out when it first appears.
+  struct CounterMeta {
+    std::string name;
+    HwCounterMeta hw;
+    WrapState wrap;
+  };
+  // A port as this collector last saw it: its labels and counters, kept
+  // while the device registration lasts, so a scrape only reads values.
+  struct PortCache {
+    std::uint64_t instance = 0;  // host::Device::instance
+    std::uint32_t port = 0;
+    LabelSetPtr labels;
+    std::vector<CounterMeta> counters;  // in the kernel's order
+    std::size_t next = 0;               // position during one reply
+    // STAT_GET_STATUS, asked again only when the STAT_GET answer changed
+    // shape: turning an optional counter on or off adds or removes it from
+    // STAT_GET, so the answer's counter names tell when the status moved.
+    std::vector<LabelSetPtr> optional;  // device, port, counter, enabled
+    bool optional_valid = false;
+    std::size_t last_reply_size = 0;
+    // Counters bound to QPs exist only after an operator turned on auto
+    // mode or bound them by hand: a port whose dump came back empty is
+    // dumped again after kBoundRecheck, one that has them at every scrape.
+    std::chrono::steady_clock::time_point bound_next{};
+  };
+  static constexpr std::chrono::seconds kBoundRecheck{30};
+
+  [[nodiscard]] Status OnError(std::string_view part, const host::Device& dev,
                                const Error& err);
-  void CollectBound(RdmaNetlinkSource& src, const PortInfo& port,
-                    MetricSet& out, Status* fatal);
+  PortCache& CacheFor(const host::Device& dev, std::uint32_t port);
+  // Index of `name` in pc.counters, adding it when new.
+  std::size_t CounterIndex(PortCache& pc, std::string_view name);
+  void EmitCounter(PortCache& pc, CounterMeta& cm, std::uint64_t value,
+                   MetricSet& out);
+  void CollectBound(RdmaNetlinkSource& src, const host::Device& dev,
+                    PortCache& pc, MetricSet& out, Status* fatal);
 
   TransportOpener opener_;
   std::shared_ptr<NetlinkTransport> transport_;
   Options options_;
+  std::shared_ptr<host::HostModel> model_;
+  bool own_model_ = false;
   PartSwitch parts_{"netlink_stat"};
-  WrapTracker wraps_;
   CommResolver comms_;
+  // Keyed by device name; entries of devices gone from the model are
+  // dropped at the end of each scrape.
+  std::map<std::string, std::vector<PortCache>, std::less<>> ports_;
+  // One STAT_GET reply (counter index, value), emitted only when the whole
+  // reply parsed: a garbled answer exports nothing of the port. Reused.
+  std::vector<std::pair<std::size_t, std::uint64_t>> pending_;
 };
 
 }  // namespace nl

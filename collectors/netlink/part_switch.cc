@@ -1,6 +1,6 @@
 #include "collectors/netlink/part_switch.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/common.h>
 
 #include "collectors/netlink/rdma_nl_uapi.h"
 
@@ -8,14 +8,10 @@ namespace rnic::nl {
 
 void PartSwitch::Disable(std::string_view part, const Error& why) {
   if (!disabled_.emplace(part).second) return;
-  spdlog::info(
-      "collector={} part={} disabled: the kernel does not support it ({})",
-      collector_, part, why.ToString());
-}
-
-void PartSwitch::WarnOnce(const std::string& key, const std::string& message) {
-  if (!warned_.insert(key).second) return;
-  spdlog::warn("collector={} {}", collector_, message);
+  const std::string err = why.ToString();
+  LogEvent(spdlog::level::info, log_.collector(),
+           "part disabled: the kernel does not support it",
+           {{"part", part}, {"err", err}});
 }
 
 bool DeviceStillThere(NetlinkTransport& transport, std::uint32_t dev_index) {
@@ -29,20 +25,17 @@ Status HandlePartError(PartSwitch& parts, NetlinkTransport& transport,
                        std::string_view part, std::uint32_t dev_index,
                        const std::string& dev_name, const Error& err) {
   if (IsVanished(err.errno_value)) return Status::Ok();
-  if (IsPermission(err.errno_value)) {
-    parts.WarnOnce(PartKey(part, dev_name) + "/perm",
-                   "part=" + std::string(part) + " device=" + dev_name + ": " +
-                       err.ToString());
-    return err;
-  }
   if (IsUnsupported(err.errno_value)) {
     if (!DeviceStillThere(transport, dev_index)) return Status::Ok();
     parts.Disable(PartKey(part, dev_name), err);
     return Status::Ok();
   }
-  parts.WarnOnce(PartKey(part, dev_name) + "/err", "part=" + std::string(part) +
-                                                       " device=" + dev_name +
-                                                       ": " + err.ToString());
+  // Permission denied or anything else: one line per part and device until
+  // the errno changes.
+  const std::string e = err.ToString();
+  parts.log().Log(
+      spdlog::level::warn, PartKey(part, dev_name) + "/err", "request failed",
+      {{"part", part}, {"device", dev_name}, {"err", e}}, err.errno_value);
   return err;
 }
 

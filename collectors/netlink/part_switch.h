@@ -1,12 +1,13 @@
 // Bookkeeping shared by the netlink collectors: which parts (one netlink
-// command each) are switched off because the kernel lacks them, and
-// log-once so a permanent condition is logged once, not every scrape.
+// command each) are switched off because the kernel lacks them. Persistent
+// failures are logged through the collector's LogOnce, not every scrape.
 #pragma once
 
 #include <set>
 #include <string>
 #include <string_view>
 
+#include "collectors/common/log_once.h"
 #include "collectors/common/result.h"
 #include "collectors/netlink/transport.h"
 
@@ -26,22 +27,18 @@ namespace rnic::nl {
 
 class PartSwitch {
  public:
-  explicit PartSwitch(std::string collector)
-      : collector_(std::move(collector)) {}
+  explicit PartSwitch(std::string collector) : log_(std::move(collector)) {}
   [[nodiscard]] bool Enabled(std::string_view part) const {
     return !disabled_.contains(std::string(part));
   }
   // Turns `part` off for the life of the process; logs one line.
   void Disable(std::string_view part, const Error& why);
-  // Logs `message` at warning level the first time `key` is seen.
-  void WarnOnce(const std::string& key, const std::string& message);
-  // Forgets a warning, so the condition is logged again if it comes back.
-  void Clear(const std::string& key) { warned_.erase(key); }
+  // The collector's log-once keys ("open", "devices", "<part>:<dev>/err").
+  [[nodiscard]] LogOnce& log() { return log_; }
 
  private:
-  std::string collector_;
   std::set<std::string, std::less<>> disabled_;
-  std::set<std::string> warned_;
+  LogOnce log_;
 };
 
 // Decides what a failed request for `part` of one device means:

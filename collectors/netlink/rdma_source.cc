@@ -19,8 +19,9 @@ Request PortRequest(std::uint16_t cmd, bool dump, std::uint32_t dev,
   return Request{cmd, dump, {{kAttrDevIndex, dev}, {kAttrPortIndex, port}}};
 }
 
-// Reads a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.
-Status ParseHwCounters(AttrView table, std::vector<HwCounter>* out) {
+// Streams a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.
+template <typename F>
+Status EachHwCounter(AttrView table, F&& fn) {
   Attrs entry;
   return ForEachNested(table, [&](std::uint16_t type, AttrView v) -> Status {
     if (type != kAttrStatHwcounterEntry) return Status::Ok();
@@ -29,8 +30,15 @@ Status ParseHwCounters(AttrView table, std::vector<HwCounter>* out) {
     auto name = entry.Str(kAttrStatHwcounterEntryName);
     auto value = entry.U64(kAttrStatHwcounterEntryValue);
     if (!name || !value) return Malformed("hw counter entry");
-    out->push_back(HwCounter{std::string(*name), *value});
+    fn(*name, *value);
     return Status::Ok();
+  });
+}
+
+// Reads a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.
+Status ParseHwCounters(AttrView table, std::vector<HwCounter>* out) {
+  return EachHwCounter(table, [&](std::string_view name, std::uint64_t v) {
+    out->push_back(HwCounter{std::string(name), v});
   });
 }
 
@@ -133,6 +141,18 @@ Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(std::uint32_t dev) {
 Result<PortCounters> RdmaNetlinkSource::PortStats(std::uint32_t dev,
                                                   std::uint32_t port) {
   PortCounters out;
+  out.dev_index = dev;
+  out.port = port;
+  Status st =
+      PortStatsEach(dev, port, [&](std::string_view name, std::uint64_t v) {
+        out.counters.push_back(HwCounter{std::string(name), v});
+      });
+  if (!st.ok()) return st.error();
+  return out;
+}
+
+Status RdmaNetlinkSource::PortStatsEach(std::uint32_t dev, std::uint32_t port,
+                                        const CounterFn& fn) {
   bool got = false;
   Attrs a;
   Status st = t_.Exchange(PortRequest(kCmdStatGet, false, dev, port),
@@ -142,16 +162,12 @@ Result<PortCounters> RdmaNetlinkSource::PortStats(std::uint32_t dev,
                             auto table = a.Nested(kAttrStatHwcounters);
                             if (!table)
                               return Status(Malformed("STAT_GET answer"));
-                            out.dev_index = a.U32(kAttrDevIndex).value_or(dev);
-                            if (auto n = a.Str(kAttrDevName))
-                              out.dev_name = std::string(*n);
-                            out.port = a.U32(kAttrPortIndex).value_or(port);
                             got = true;
-                            return ParseHwCounters(*table, &out.counters);
+                            return EachHwCounter(*table, fn);
                           });
-  if (!st.ok()) return st.error();
+  if (!st.ok()) return st;
   if (!got) return Malformed("STAT_GET answer (empty)");
-  return out;
+  return Status::Ok();
 }
 
 Result<std::vector<OptionalCounter>> RdmaNetlinkSource::CounterStatus(
@@ -296,6 +312,65 @@ Status RdmaNetlinkSource::DumpResources(
       return Status::Ok();
     });
   });
+}
+
+Result<std::uint32_t> RdmaNetlinkSource::BindQpToCounter(
+    std::uint32_t dev, std::uint32_t port, std::uint32_t qpn,
+    std::optional<std::uint32_t> counter_id) {
+  Request req = PortRequest(kCmdStatSet, false, dev, port);
+  req.u32_attrs.emplace_back(kAttrStatRes, kAttrResQp);
+  req.u32_attrs.emplace_back(kAttrStatMode, kCounterModeManual);
+  req.u32_attrs.emplace_back(kAttrResLqpn, qpn);
+  if (counter_id) req.u32_attrs.emplace_back(kAttrStatCounterId, *counter_id);
+  std::optional<std::uint32_t> answered;
+  Attrs a;
+  Status st = t_.Exchange(req, [&](const nlmsghdr& m) {
+    Status pst = a.ParseMessage(m);
+    if (!pst.ok()) return pst;
+    // The kernel echoes the counter the QP now belongs to.
+    if (auto id = a.U32(kAttrStatCounterId)) answered = *id;
+    return Status::Ok();
+  });
+  if (!st.ok()) return st.error();
+  if (!answered) return Malformed("STAT_SET answer (no counter id)");
+  return *answered;
+}
+
+Result<std::vector<HwCounter>> RdmaNetlinkSource::CounterValues(
+    std::uint32_t dev, std::uint32_t port, std::uint32_t counter_id) {
+  Request req = PortRequest(kCmdStatGet, false, dev, port);
+  req.u32_attrs.emplace_back(kAttrStatRes, kAttrResQp);
+  req.u32_attrs.emplace_back(kAttrStatCounterId, counter_id);
+  std::vector<HwCounter> out;
+  bool got = false;
+  Attrs a;
+  Attrs line;
+  Status st = t_.Exchange(req, [&](const nlmsghdr& m) {
+    Status pst = a.ParseMessage(m);
+    if (!pst.ok()) return pst;
+    // Linux answers with the counter's fields at the top level (as one
+    // entry of a STAT_GET dump, without the STAT_COUNTER table around it);
+    // the table form is accepted too.
+    if (auto hw = a.Nested(kAttrStatHwcounters)) {
+      got = true;
+      return ParseHwCounters(*hw, &out);
+    }
+    auto table = a.Nested(kAttrStatCounter);
+    if (!table) return Status::Ok();
+    return ForEachNested(*table, [&](std::uint16_t type, AttrView v) -> Status {
+      if (type != kAttrStatCounterEntry) return Status::Ok();
+      Status lst = line.ParseNested(v);
+      if (!lst.ok()) return lst;
+      if (line.U32(kAttrStatCounterId) != counter_id) return Status::Ok();
+      auto hw = line.Nested(kAttrStatHwcounters);
+      if (!hw) return Malformed("bound counter entry");
+      got = true;
+      return ParseHwCounters(*hw, &out);
+    });
+  });
+  if (!st.ok()) return st.error();
+  if (!got) return Malformed("STAT_GET answer for counter (no hw counters)");
+  return out;
 }
 
 const char* QpTypeName(std::uint8_t type) {

@@ -106,6 +106,11 @@ class RdmaNetlinkSource {
   // `rdma statistic show link DEV/PORT`).
   [[nodiscard]] Result<PortCounters> PortStats(std::uint32_t dev_index,
                                                std::uint32_t port);
+  // The same, streamed: `fn` sees each counter's name (valid during the
+  // call) and value; nothing is allocated per counter.
+  using CounterFn = std::function<void(std::string_view, std::uint64_t)>;
+  [[nodiscard]] Status PortStatsEach(std::uint32_t dev_index,
+                                     std::uint32_t port, const CounterFn& fn);
   // RDMA_NLDEV_CMD_STAT_GET_STATUS (Linux >= 5.16): the optional counters.
   [[nodiscard]] Result<std::vector<OptionalCounter>> CounterStatus(
       std::uint32_t dev_index, std::uint32_t port);
@@ -120,6 +125,17 @@ class RdmaNetlinkSource {
   [[nodiscard]] Status DumpResources(
       ResKind kind, std::uint32_t dev_index,
       const std::function<void(const ResEntry&)>& fn);
+  // RDMA_NLDEV_CMD_STAT_SET in manual mode (`rdma statistic qp bind`): binds
+  // QP `qpn` of a port to a new counter (`counter_id` unset) or to an
+  // existing one, and returns the counter id the kernel answered. Needs
+  // CAP_NET_ADMIN (EPERM) and a driver with per-QP counters (rxe: ENOMEM).
+  [[nodiscard]] Result<std::uint32_t> BindQpToCounter(
+      std::uint32_t dev_index, std::uint32_t port, std::uint32_t qpn,
+      std::optional<std::uint32_t> counter_id);
+  // RDMA_NLDEV_CMD_STAT_GET of one bound counter (STAT_RES = RES_QP and its
+  // STAT_COUNTER_ID): that counter's hw counters.
+  [[nodiscard]] Result<std::vector<HwCounter>> CounterValues(
+      std::uint32_t dev_index, std::uint32_t port, std::uint32_t counter_id);
 
  private:
   NetlinkTransport& t_;

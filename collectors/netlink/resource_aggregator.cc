@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "collectors/netlink/netlink_families.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
 
 namespace rnic::nl {
@@ -85,10 +86,8 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
   for (const auto& [dev, d] : devices_) {
     for (const auto& [key, n] : d.qps) {
       const auto& [port, type, state] = key;
-      out.AddGauge(
-          "rnic_resource_qps",
-          "QPs by port, type and state (RDMA_NLDEV_CMD_RES_QP_GET; port \"0\": "
-          "not bound to a port yet)",
+      out.Add(
+          families::kResourceQps,
           {{"device", dev},
            {"port", std::to_string(port)},
            {"qp_type", Name(type >= 0 ? QpTypeName(type) : nullptr, type)},
@@ -100,27 +99,16 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
       folded[keep.contains(comm) ? comm : std::string(kOtherComm)].Merge(t);
     }
     for (const auto& [comm, t] : folded) {
-      const Labels l{{"device", dev}, {"comm", comm}};
-      out.AddGauge("rnic_resource_comm_qps", "QPs held by a process", l,
-                   static_cast<double>(t.qps));
-      out.AddGauge("rnic_resource_cqs", "CQs held by a process", l,
-                   static_cast<double>(t.cqs));
-      out.AddGauge("rnic_resource_cq_entries",
-                   "Total depth (CQEs) of the CQs a process holds", l,
-                   static_cast<double>(t.cq_entries));
-      out.AddGauge("rnic_resource_cq_max_entries",
-                   "Depth (CQEs) of the largest CQ a process holds", l,
-                   static_cast<double>(t.cq_max_entries));
-      out.AddGauge("rnic_resource_mrs", "MRs registered by a process", l,
-                   static_cast<double>(t.mrs));
-      out.AddGauge("rnic_resource_mr_pinned_bytes",
-                   "Bytes registered in a process's MRs (sum of mrlen)", l,
-                   static_cast<double>(t.mr_bytes));
-      out.AddGauge("rnic_resource_pds", "Protection domains held by a process",
-                   l, static_cast<double>(t.pds));
-      out.AddGauge("rnic_resource_contexts",
-                   "Verbs contexts (open devices) held by a process", l,
-                   static_cast<double>(t.ctxs));
+      const LabelSetPtr l = LabelSet::Make({{"device", dev}, {"comm", comm}});
+      out.Add(families::kCommQps, l, static_cast<double>(t.qps));
+      out.Add(families::kCommCqs, l, static_cast<double>(t.cqs));
+      out.Add(families::kCommCqEntries, l, static_cast<double>(t.cq_entries));
+      out.Add(families::kCommCqMaxEntries, l,
+              static_cast<double>(t.cq_max_entries));
+      out.Add(families::kCommMrs, l, static_cast<double>(t.mrs));
+      out.Add(families::kCommMrPinnedBytes, l, static_cast<double>(t.mr_bytes));
+      out.Add(families::kCommPds, l, static_cast<double>(t.pds));
+      out.Add(families::kCommContexts, l, static_cast<double>(t.ctxs));
     }
   }
 }

@@ -28,6 +28,8 @@ std::string CmdName(std::uint16_t cmd) {
       return "RES_CTX_GET";
     case kCmdResSrqGet:
       return "RES_SRQ_GET";
+    case kCmdStatSet:
+      return "STAT_SET";
     case kCmdStatGet:
       return "STAT_GET";
     case kCmdStatGetStatus:
@@ -52,6 +54,15 @@ std::string Request::Key() const {
         break;
       case kAttrStatRes:
         key += "_res";
+        break;
+      case kAttrStatMode:
+        key += "_mode";
+        break;
+      case kAttrResLqpn:
+        key += "_qpn";
+        break;
+      case kAttrStatCounterId:
+        key += "_counter";
         break;
       default:
         key += "_a" + std::to_string(type) + "-";

@@ -1,19 +1,27 @@
 #include "collectors/perf/perf_collector.h"
 
-#include <spdlog/spdlog.h>
+#include <spdlog/common.h>
 
 #include <optional>
 
+#include "collectors/common/log_once.h"
 #include "collectors/perf/perf_counter.h"
 #include "collectors/perf/pmu_catalog.h"
 
 namespace rnic {
 namespace {
 
-constexpr char kHelp[] =
-    "Count of a hardware PMU event since the exporter opened it, multiplied by "
-    "the "
-    "event's scale (sysfs <event>.scale or the config's scale).";
+using prometheus::MetricType;
+
+// Families, declared once (collectors/model/family.h).
+constexpr FamilyDesc kEvents{
+    "rnic_perf_events_total", MetricType::Counter, "pmu,event,cpu",
+    "Count of a hardware PMU event since the exporter opened it, multiplied "
+    "by the event's scale (sysfs <event>.scale or the config's scale)."};
+constexpr FamilyDesc kUnavailable{
+    "rnic_perf_event_unavailable", MetricType::Gauge, "pmu,event",
+    "1 for a configured PMU event that could not be opened; the reason is "
+    "logged once at start-up."};
 
 struct EventConfig {
   std::string pmu;
@@ -28,6 +36,7 @@ struct OpenEvent {
   double scale = 1.0;
   int cpu = 0;
   PerfCounter counter;
+  LabelSetPtr labels;  // pmu, event, cpu: built once at open
 };
 
 Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
@@ -85,24 +94,25 @@ class PerfCollector final : public Collector {
   Status Collect(const ScrapeContext&, MetricSet& out) override {
     for (const auto& e : open_) {
       auto v = e.counter.Read();
+      const std::string key =
+          e.cfg.pmu + "/" + e.cfg.label + "/" + std::to_string(e.cpu);
       if (!v.ok()) {
-        spdlog::warn(
-            "collector=perf msg=\"read failed\" pmu={} event={} err=\"{}\"",
-            e.cfg.pmu, e.cfg.label, v.error().ToString());
+        // Once per event and errno, not at every scrape.
+        const std::string err = v.error().ToString();
+        const std::string cpu = std::to_string(e.cpu);
+        log_.Log(spdlog::level::warn, key, "read failed",
+                 {{"pmu", e.cfg.pmu},
+                  {"event", e.cfg.label},
+                  {"cpu", cpu},
+                  {"err", err}},
+                 v.error().errno_value);
         continue;
       }
-      out.AddCounter("rnic_perf_events_total", kHelp,
-                     {{"pmu", e.cfg.pmu},
-                      {"event", e.cfg.label},
-                      {"cpu", std::to_string(e.cpu)}},
-                     *v * e.scale);
+      log_.Clear(key);
+      out.Add(kEvents, e.labels, *v * e.scale);
     }
     for (const auto& [key, why] : failed_) {
-      out.AddGauge("rnic_perf_event_unavailable",
-                   "1 for a configured PMU event that could not be opened; the "
-                   "reason is logged "
-                   "once at start-up.",
-                   {{"pmu", key.first}, {"event", key.second}}, 1);
+      out.Add(kUnavailable, {{"pmu", key.first}, {"event", key.second}}, 1);
     }
     return Status::Ok();
   }
@@ -111,9 +121,8 @@ class PerfCollector final : public Collector {
   void OpenOne(const EventConfig& c) {
     auto fail = [&](const std::string& why) {
       // A missing PMU costs that one event, never the collector.
-      spdlog::warn(
-          "collector=perf msg=\"event unavailable\" pmu={} event={} err=\"{}\"",
-          c.pmu, c.label, why);
+      LogEvent(spdlog::level::warn, "perf", "event unavailable",
+               {{"pmu", c.pmu}, {"event", c.label}, {"err", why}});
       failed_.emplace(std::make_pair(c.pmu, c.label), why);
     };
     auto pmu = LoadPmu(sysfs_, c.pmu);
@@ -126,8 +135,11 @@ class PerfCollector final : public Collector {
     for (int cpu : cpus) {
       auto ctr = PerfCounter::Open(pmu->type, *enc, cpu);
       if (!ctr.ok()) return fail(ctr.error().message);
-      open_.push_back(OpenEvent{c, c.scale.value_or(enc->scale), cpu,
-                                std::move(ctr).value()});
+      open_.push_back(OpenEvent{
+          c, c.scale.value_or(enc->scale), cpu, std::move(ctr).value(),
+          LabelSet::Make({{"pmu", c.pmu},
+                          {"event", c.label},
+                          {"cpu", std::to_string(cpu)}})});
     }
   }
 
@@ -135,6 +147,7 @@ class PerfCollector final : public Collector {
   std::vector<EventConfig> configs_;
   std::vector<OpenEvent> open_;
   std::map<std::pair<std::string, std::string>, std::string> failed_;
+  LogOnce log_{"perf"};
 };
 
 }  // namespace
@@ -149,20 +162,14 @@ CollectorSpec MakePerfCollectorSpec() {
       "files; events come "
       "from the `perf:` section of --config.file. Needs CAP_PERFMON.";
   s.default_enabled = false;
-  s.metrics = {
-      {"rnic_perf_events_total", "counter", "pmu,event,cpu", kHelp},
-      {"rnic_perf_event_unavailable", "gauge", "pmu,event",
-       "1 for a configured PMU event that could not be opened (reason logged "
-       "once)."},
-  };
+  s.families = {&kEvents, &kUnavailable};
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);
     if (!cfg.ok()) return cfg.error();
     if (cfg->empty()) {
-      spdlog::warn(
-          "collector=perf msg=\"no events configured (perf.events in "
-          "--config.file)\"");
+      LogEvent(spdlog::level::warn, "perf",
+               "no events configured (perf.events in --config.file)", {});
     }
     return std::unique_ptr<Collector>(std::make_unique<PerfCollector>(
         args.paths.sysfs, std::move(cfg).value()));

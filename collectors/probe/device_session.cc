@@ -9,6 +9,7 @@
 
 #include <cerrno>
 
+#include "collectors/netlink/libnl_transport.h"
 #include "collectors/probe/cpu_pacer.h"
 #include "collectors/probe/probe_engine.h"
 
@@ -65,15 +66,15 @@ void DeviceSession::EventLoop() {
       ibv_async_event ev{};
       while (ibv_get_async_event(ctx_, &ev) == 0) {
         int port = 0;
-        bool from_test_cq = false;
+        bool foreign_cq = false;
         bool rebuild = false;
         switch (ev.event_type) {
           case IBV_EVENT_CQ_ERR: {
             const auto c =
                 reinterpret_cast<std::uintptr_t>(ev.element.cq->cq_context);
             port = static_cast<int>(c & 0xffff);
-            from_test_cq = (c & kTestCqFlag) != 0;
-            rebuild = !from_test_cq;
+            foreign_cq = (c & kForeignCqFlag) != 0;
+            rebuild = !foreign_cq;
             break;
           }
           case IBV_EVENT_QP_FATAL:
@@ -112,8 +113,13 @@ void DeviceSession::EventLoop() {
           if (ev.event_type == IBV_EVENT_DEVICE_FATAL) fatal_ = true;
           if (rebuild && port > 0) dirty_ports_.insert(port);
         }
-        spdlog::debug("probe: {} port {}: async event {}", name_, port,
-                      ibv_event_type_str(ev.event_type));
+        if (spdlog::should_log(spdlog::level::debug)) {
+          const std::string port_s = std::to_string(port);
+          LogEvent(spdlog::level::debug, "probe", "async event",
+                   {{"device", name_},
+                    {"port", port_s},
+                    {"event", ibv_event_type_str(ev.event_type)}});
+        }
         ibv_ack_async_event(&ev);
       }
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -135,9 +141,13 @@ void DeviceSession::Problem(int port, const std::string& what) {
   auto& mem = engine_.memory_[{name_, port}];
   if (mem.last_problem != what) {
     if (what.empty()) {
-      spdlog::info("probe: {} port {}: probing again", name_, port);
+      LogEvent(spdlog::level::info, "probe", "probing again",
+               {{"device", name_}, {"port", std::to_string(port)}});
     } else {
-      spdlog::warn("probe: {} port {}: {}", name_, port, what);
+      LogEvent(spdlog::level::warn, "probe", "port not probed",
+               {{"device", name_},
+                {"port", std::to_string(port)},
+                {"reason", what}});
     }
     mem.last_problem = what;
   }
@@ -163,10 +173,12 @@ bool DeviceSession::Build(int port, PortSlot& slot) {
       for (Operation op : cfg.operations) {
         stats.SetOperationSupported(name_, port, op, false);
       }
-      engine_.WarnOnce(name_ + "/rc",
-                       "probe: " + name_ + " port " + std::to_string(port) +
-                           ": no RC QPs (" + p.error().ToString() +
-                           "); not probing this port");
+      const std::string port_s = std::to_string(port);
+      const std::string err = p.error().ToString();
+      engine_.log_.Log(spdlog::level::warn, name_ + "/" + port_s + "/rc",
+                       "no RC QPs; not probing this port",
+                       {{"device", name_}, {"port", port_s}, {"err", err}},
+                       p.error().errno_value);
     } else {
       Problem(port, "cannot build probe resources: " + p.error().ToString());
     }
@@ -179,20 +191,13 @@ bool DeviceSession::Build(int port, PortSlot& slot) {
     const bool ok = !IsAtomic(op) || attr_.atomic_cap != IBV_ATOMIC_NONE;
     stats.SetOperationSupported(name_, port, op, ok);
     if (!ok) {
-      engine_.WarnOnce(name_ + "/atomic",
-                       "probe: " + name_ +
-                           ": device has no atomic support (atomic_cap "
-                           "NONE); skipping atomic operations");
+      engine_.log_.Log(spdlog::level::warn, name_ + "/atomic",
+                       "device has no atomic support (atomic_cap NONE); "
+                       "skipping atomic operations",
+                       {{"device", name_}});
     }
   }
-  if (cfg.test_cq_overrun_writes > 0 && !overrun_done_) {
-    overrun_done_ = true;
-    if (Status s = slot.probe->ProvokeCqOverrun(cfg.test_cq_overrun_writes);
-        !s.ok()) {
-      spdlog::warn("probe: {} test CQ overrun: {}", name_,
-                   s.error().ToString());
-    }
-  }
+  if (engine_.port_built_) engine_.port_built_(name_, port, *slot.probe);
   if (cfg.qp_counters && !mem.counter_unsupported) BindCounter(port, slot);
   return true;
 }
@@ -201,27 +206,29 @@ void DeviceSession::BindCounter(int port, PortSlot& slot) {
   auto& mem = engine_.memory_[{name_, port}];
   auto& stats = *engine_.stats_;
   if (!engine_.nl_ && !engine_.nl_failed_) {
-    auto c = QpCounterClient::Open();
-    if (c) {
-      engine_.nl_ = std::move(*c);
+    // A kernel that never answers must not hold up the probe thread long.
+    auto t = nl::LibnlTransport::Open(std::chrono::seconds(1));
+    if (t) {
+      engine_.nl_transport_ = std::move(*t);
+      engine_.nl_ =
+          std::make_unique<nl::RdmaNetlinkSource>(*engine_.nl_transport_);
     } else {
       engine_.nl_failed_ = true;
-      engine_.WarnOnce("nl", "probe: RDMA netlink unavailable (" +
-                                 c.error().ToString() +
-                                 "); no per-QP counters for the probe");
+      engine_.log_.Log(spdlog::level::warn, "nl",
+                       "RDMA netlink unavailable; no per-QP counters for the "
+                       "probe",
+                       t.error());
     }
   }
   if (!engine_.nl_ || dev_index_ < 0) {
     stats.SetQpCounterBound(name_, port, false);
     return;
   }
-  const auto dev = static_cast<std::uint32_t>(dev_index_);
-  const auto p = static_cast<std::uint32_t>(port);
-  auto id = engine_.nl_->BindNew(dev, p, slot.probe->qpn_a());
-  Status second = Status::Ok();
-  if (id) second = engine_.nl_->BindTo(dev, p, slot.probe->qpn_b(), *id);
-  if (!id || !second.ok()) {
-    const Error& e = id ? second.error() : id.error();
+  auto id = BindProbeQps(*engine_.nl_, static_cast<std::uint32_t>(dev_index_),
+                         static_cast<std::uint32_t>(port), slot.probe->qpn_a(),
+                         slot.probe->qpn_b());
+  if (!id) {
+    const Error& e = id.error();
     // These will not change by retrying; anything else is retried on the
     // next rebuild.
     if (e.errno_value == ENOMEM || e.errno_value == EOPNOTSUPP ||
@@ -229,15 +236,19 @@ void DeviceSession::BindCounter(int port, PortSlot& slot) {
         e.errno_value == EINVAL) {
       mem.counter_unsupported = true;
     }
-    engine_.WarnOnce(
-        name_ + "/" + std::to_string(port) + "/counter",
-        "probe: " + name_ + " port " + std::to_string(port) +
-            ": cannot bind the probe QPs to their own counter (" +
-            e.ToString() +
-            (e.errno_value == EPERM    ? "; needs CAP_NET_ADMIN"
-             : e.errno_value == ENOMEM ? "; the driver has no per-QP counters"
-                                       : "") +
-            "); rnic_probe_qp_stat_bound is 0");
+    const std::string port_s = std::to_string(port);
+    const std::string err = e.ToString();
+    const char* hint =
+        e.errno_value == EPERM    ? "needs CAP_NET_ADMIN"
+        : e.errno_value == ENOMEM ? "the driver has no per-QP counters"
+        : mem.counter_unsupported ? "not retried"
+                                  : "retried at the next rebuild";
+    engine_.log_.Log(
+        spdlog::level::warn, name_ + "/" + port_s + "/counter",
+        "cannot bind the probe QPs to their own counter; "
+        "rnic_probe_qp_stat_bound is 0",
+        {{"device", name_}, {"port", port_s}, {"err", err}, {"hint", hint}},
+        e.errno_value);
     stats.SetQpCounterBound(name_, port, false);
     return;
   }
@@ -316,9 +327,8 @@ void DeviceSession::ProbePort(int port) {
   stats.RecordRound(name_, port, ok);
   if (ok) Problem(port, "");
   if (ok && slot.counter_id != 0 && engine_.nl_) {
-    auto v =
-        engine_.nl_->Read(static_cast<std::uint32_t>(dev_index_),
-                          static_cast<std::uint32_t>(port), slot.counter_id);
+    auto v = ReadQpCounter(*engine_.nl_, static_cast<std::uint32_t>(dev_index_),
+                           static_cast<std::uint32_t>(port), slot.counter_id);
     if (v) {
       mem.counters.Update(*v);
       stats.SetQpCounterValues(name_, port, mem.counters.Values());
@@ -349,9 +359,10 @@ void DeviceSession::MeasureMrSizes() {
     void* buf = mmap(nullptr, size, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (buf == MAP_FAILED) {
-      engine_.WarnOnce(name_ + "/mmap/" + std::to_string(size),
-                       "probe: cannot map " + std::to_string(size) +
-                           " bytes for the MR measurement");
+      const std::string size_s = std::to_string(size);
+      engine_.log_.Log(spdlog::level::warn, name_ + "/mmap/" + size_s,
+                       "cannot map a buffer for the MR measurement",
+                       {{"device", name_}, {"size_bytes", size_s}});
       continue;
     }
     const auto t0 = Clock::now();
@@ -359,12 +370,15 @@ void DeviceSession::MeasureMrSizes() {
     const auto t1 = Clock::now();
     if (!mr) {
       const int err = errno;
-      engine_.WarnOnce(name_ + "/mr/" + std::to_string(size),
-                       "probe: " + name_ + ": ibv_reg_mr of " +
-                           std::to_string(size) + " bytes failed (" +
-                           std::strerror(err) +
-                           (err == ENOMEM ? "; RLIMIT_MEMLOCK too low?" : "") +
-                           "); skipping that size");
+      const std::string size_s = std::to_string(size);
+      engine_.log_.Log(
+          spdlog::level::warn, name_ + "/mr/" + size_s,
+          "ibv_reg_mr failed; skipping that size",
+          {{"device", name_},
+           {"size_bytes", size_s},
+           {"err", std::strerror(err)},
+           {"hint", err == ENOMEM ? "RLIMIT_MEMLOCK too low?" : "none"}},
+          err);
       munmap(buf, size);
       continue;
     }

@@ -59,7 +59,6 @@ class DeviceSession {
   ibv_pd* mr_pd_ = nullptr;
   std::map<int, PortSlot> ports_;
   std::chrono::steady_clock::time_point next_mr_{};
-  bool overrun_done_ = false;
 
   std::thread events_;
   std::atomic<bool> stop_events_{false};

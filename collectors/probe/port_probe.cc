@@ -558,58 +558,13 @@ OpOutcome PortProbe::Run(Operation op, std::uint32_t size, int iterations) {
   return out;
 }
 
-Status PortProbe::ProvokeCqOverrun(int writes) {
-  // A throw-away QP pair whose only CQ has one entry; B's buffer is the
-  // target. The provider drops the completions that do not fit and raises
-  // IBV_EVENT_CQ_ERR, which the event thread counts.
-  ibv_cq* cq = ibv_create_cq(
-      ctx_, 1,
-      reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_) | kTestCqFlag),
-      nullptr, 0);
-  if (!cq) return Error::FromErrno("ibv_create_cq(1)", errno);
-  ibv_qp* qp[2] = {nullptr, nullptr};
-  Status result = Status::Ok();
-  Side tmp[2];
-  for (int i = 0; i < 2 && result.ok(); ++i) {
-    ibv_qp_init_attr ia{};
-    ia.qp_context = reinterpret_cast<void*>(static_cast<std::uintptr_t>(port_));
-    ia.send_cq = cq;
-    ia.recv_cq = cq;
-    ia.qp_type = IBV_QPT_RC;
-    ia.cap.max_send_wr = static_cast<std::uint32_t>(writes);
-    ia.cap.max_recv_wr = 1;
-    ia.cap.max_send_sge = 1;
-    ia.cap.max_recv_sge = 1;
-    qp[i] = ibv_create_qp(pd_, &ia);
-    if (!qp[i]) result = Error::FromErrno("ibv_create_qp(overrun)", errno);
-    tmp[i].qp = qp[i];
-  }
-  if (result.ok()) result = Connect(tmp[0], tmp[1]);
-  if (result.ok()) result = Connect(tmp[1], tmp[0]);
-  for (int i = 0; i < writes && result.ok(); ++i) {
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(Slot(side_[0], 1)), 8,
-                side_[0].mr->lkey};
-    ibv_send_wr wr{};
-    wr.wr_id = static_cast<std::uint64_t>(i);
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = IBV_WR_RDMA_WRITE;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    wr.wr.rdma.remote_addr =
-        reinterpret_cast<std::uintptr_t>(Slot(side_[1], 0));
-    wr.wr.rdma.rkey = side_[1].mr->rkey;
-    ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(qp[0], &wr, &bad)) {
-      result = Error::FromErrno("ibv_post_send(overrun)", rc);
-    }
-  }
-  // Give the provider time to complete (and drop) the writes.
-  if (result.ok()) std::this_thread::sleep_for(cfg_.op_timeout / 2);
-  for (auto* q : qp) {
-    if (q) ibv_destroy_qp(q);
-  }
-  ibv_destroy_cq(cq);
-  return result;
+Status PortProbe::ConnectLoopback(ibv_qp* a, ibv_qp* b) {
+  Side sa;
+  Side sb;
+  sa.qp = a;
+  sb.qp = b;
+  if (Status s = Connect(sa, sb); !s.ok()) return s;
+  return Connect(sb, sa);
 }
 
 }  // namespace rnic::probe

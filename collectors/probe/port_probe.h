@@ -24,9 +24,10 @@
 namespace rnic::probe {
 
 // cq_context / qp_context carry the port number so the async event thread
-// can label an event without a lookup table. The test-only overrun CQ sets
-// this bit so its CQ_ERR does not make the probe rebuild.
-inline constexpr std::uintptr_t kTestCqFlag = 1u << 16;
+// can label an event without a lookup table. A CQ that is not the probe
+// pair's (made beside it by a test build's hook) sets this bit: its CQ_ERR
+// is counted but does not make the probe rebuild.
+inline constexpr std::uintptr_t kForeignCqFlag = 1u << 16;
 
 // GID choice for RoCE: the configured index, else the first RoCEv2 entry
 // holding an IPv4-mapped address, else the first RoCEv2, else the first.
@@ -58,9 +59,14 @@ class PortProbe {
   // One untimed warm-up, then `iterations` timed ones. Stops at the first
   // failure; the QPs are then in an unknown state and the caller rebuilds.
   [[nodiscard]] OpOutcome Run(Operation op, std::uint32_t size, int iterations);
-  // Test only: posts `writes` signaled WRITEs into a one-entry CQ it never
-  // polls, which the provider reports as IBV_EVENT_CQ_ERR (a CQ overrun).
-  [[nodiscard]] Status ProvokeCqOverrun(int writes);
+  // For objects made beside the probe pair on the same context (the test
+  // build's fault injection, tests/tools/probe_test_hooks): the context,
+  // the PD, and loopback connection of two RC QPs of this port the way the
+  // pair is connected.
+  [[nodiscard]] ibv_context* context() const { return ctx_; }
+  [[nodiscard]] ibv_pd* pd() const { return pd_; }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] Status ConnectLoopback(ibv_qp* a, ibv_qp* b);
 
   [[nodiscard]] std::uint32_t qpn_a() const { return side_[0].qp->qp_num; }
   [[nodiscard]] std::uint32_t qpn_b() const { return side_[1].qp->qp_num; }

@@ -32,5 +32,10 @@ class ProbeCollector : public Collector {
   std::unique_ptr<ProbeEngine> engine_;
 };
 
+// The collector for a parsed `probe:` section; `port_built` is handed to the
+// engine (the shipped factory passes none).
+[[nodiscard]] std::unique_ptr<Collector> MakeProbeCollector(
+    const ProbeConfig& cfg, PortBuiltHook port_built = nullptr);
+
 }  // namespace probe
 }  // namespace rnic

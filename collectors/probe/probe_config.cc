@@ -176,25 +176,12 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
   ProbeConfig c;
   if (!node || node.IsNull()) return c;
   if (!node.IsMap()) return Error{"probe: must be a map"};
-  static const std::set<std::string> kKnown = {"enabled",
-                                               "devices",
-                                               "ports",
-                                               "operations",
-                                               "sizes",
-                                               "interval",
-                                               "iterations",
-                                               "timeout",
-                                               "sq_depth",
-                                               "rq_depth",
-                                               "cq_depth",
-                                               "gid_index",
-                                               "mr_sizes",
-                                               "mr_interval",
-                                               "qp_counters",
-                                               "test_cq_overrun_writes",
-                                               "split_cpus",
-                                               "two_sided_write",
-                                               "cpu_budget_percent"};
+  static const std::set<std::string> kKnown = {
+      "enabled",         "devices",           "ports",       "operations",
+      "sizes",           "interval",          "iterations",  "timeout",
+      "sq_depth",        "rq_depth",          "cq_depth",    "gid_index",
+      "mr_sizes",        "mr_interval",       "qp_counters", "split_cpus",
+      "two_sided_write", "cpu_budget_percent"};
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
     if (!kKnown.count(key)) return KeyError(key, "unknown key");
@@ -274,13 +261,11 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     int* dst;
     int lo, hi;
   };
-  for (const IntKey& k :
-       {IntKey{"iterations", &c.iterations, 1, 100000},
-        IntKey{"sq_depth", &c.sq_depth, 2, 16384},
-        IntKey{"rq_depth", &c.rq_depth, 2, 16384},
-        IntKey{"cq_depth", &c.cq_depth, 2, 65536},
-        IntKey{"gid_index", &c.gid_index, -1, 65535},
-        IntKey{"test_cq_overrun_writes", &c.test_cq_overrun_writes, 0, 1024}}) {
+  for (const IntKey& k : {IntKey{"iterations", &c.iterations, 1, 100000},
+                          IntKey{"sq_depth", &c.sq_depth, 2, 16384},
+                          IntKey{"rq_depth", &c.rq_depth, 2, 16384},
+                          IntKey{"cq_depth", &c.cq_depth, 2, 65536},
+                          IntKey{"gid_index", &c.gid_index, -1, 65535}}) {
     if (auto n = node[k.key]) {
       auto v = IntInRange(n, k.key, k.lo, k.hi);
       if (!v) return v.error();

@@ -53,10 +53,6 @@ struct ProbeConfig {
   bool qp_counters = true;       // bind the probe QPs to their own counter
   bool two_sided_write = false;  // WRITE answered by a responder thread
   bool split_cpus = true;        // WRITE responder off the probe thread's CPU
-  // Test only: on every (re)build, post this many signaled writes into a
-  // one-entry CQ without polling it, to provoke a CQ overrun
-  // (IBV_EVENT_CQ_ERR).
-  int test_cq_overrun_writes = 0;
 
   [[nodiscard]] std::uint32_t MaxSize() const;
   [[nodiscard]] bool WantsDevice(const std::string& name) const;

@@ -11,8 +11,11 @@
 namespace rnic::probe {
 namespace {}  // namespace
 
-ProbeEngine::ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats)
-    : cfg_(std::move(cfg)), stats_(std::move(stats)) {}
+ProbeEngine::ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats,
+                         PortBuiltHook port_built)
+    : cfg_(std::move(cfg)),
+      stats_(std::move(stats)),
+      port_built_(std::move(port_built)) {}
 
 ProbeEngine::~ProbeEngine() { Stop(); }
 
@@ -31,16 +34,12 @@ void ProbeEngine::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ProbeEngine::WarnOnce(const std::string& key, const std::string& message) {
-  if (warned_.insert(key).second) spdlog::warn("{}", message);
-}
-
 void ProbeEngine::Discover() {
   int n = 0;
   ibv_device** list = ibv_get_device_list(&n);
   if (!list) {
-    WarnOnce("list", std::string("probe: ibv_get_device_list: ") +
-                         std::strerror(errno));
+    log_.Log(spdlog::level::warn, "list", "ibv_get_device_list failed",
+             Error::FromErrno("ibv_get_device_list", errno));
     n = 0;
   }
   std::set<std::string> present;
@@ -51,11 +50,13 @@ void ProbeEngine::Discover() {
     if (sessions_.count(name)) continue;
     auto s = DeviceSession::Open(list[i], *this);
     if (!s) {
-      WarnOnce("open/" + name + "/" + s.error().ToString(),
-               "probe: cannot open " + name + ": " + s.error().ToString());
+      const std::string err = s.error().ToString();
+      log_.Log(spdlog::level::warn, "open/" + name, "cannot open device",
+               {{"device", name}, {"err", err}}, s.error().errno_value);
       continue;
     }
-    spdlog::info("probe: probing device {}", name);
+    LogEvent(spdlog::level::info, "probe", "probing device",
+             {{"device", name}});
     sessions_.emplace(name, std::move(*s));
   }
   if (list) ibv_free_device_list(list);
@@ -63,8 +64,12 @@ void ProbeEngine::Discover() {
     if (!present.count(it->first)) {
       // Closing promptly matters: a driver without disassociate (rxe)
       // cannot finish unregistering while a context is open.
-      spdlog::warn("probe: device {} is gone; releasing it", it->first);
+      LogEvent(spdlog::level::warn, "probe", "device is gone; releasing it",
+               {{"device", it->first}});
+      const std::string gone = it->first;
       it = sessions_.erase(it);
+      // After the session: its threads no longer record into the series.
+      stats_->ForgetDevice(gone);
     } else {
       ++it;
     }
@@ -75,8 +80,9 @@ void ProbeEngine::Round() {
   Discover();
   for (auto it = sessions_.begin(); it != sessions_.end() && !stopping();) {
     if (!it->second->RunRound()) {
-      spdlog::warn("probe: device {} failed fatally; reopening it next round",
-                   it->first);
+      LogEvent(spdlog::level::warn, "probe",
+               "device failed fatally; reopening it next round",
+               {{"device", it->first}});
       it = sessions_.erase(it);
     } else {
       ++it;
@@ -133,6 +139,7 @@ void ProbeEngine::Loop() {
   }
   sessions_.clear();  // joins the event threads, releases every verbs object
   nl_.reset();
+  nl_transport_.reset();
   stats_->AddCpuSeconds(ThreadCpuSeconds() - cpu0);
 }
 

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -14,6 +15,10 @@
 #include <string>
 #include <thread>
 
+#include "collectors/common/log_once.h"
+#include "collectors/netlink/rdma_source.h"
+#include "collectors/netlink/transport.h"
+#include "collectors/probe/port_probe.h"
 #include "collectors/probe/probe_config.h"
 #include "collectors/probe/probe_stats.h"
 #include "collectors/probe/qp_counter.h"
@@ -22,9 +27,16 @@ namespace rnic::probe {
 
 class DeviceSession;
 
+// Called on the engine thread after each build of a port's probe pair. The
+// daemon sets none; a test build uses it to provoke faults on the probe's
+// own device context (tests/tools/probe_test_hooks).
+using PortBuiltHook =
+    std::function<void(const std::string& device, int port, PortProbe& probe)>;
+
 class ProbeEngine {
  public:
-  ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats);
+  ProbeEngine(ProbeConfig cfg, std::shared_ptr<ProbeStats> stats,
+              PortBuiltHook port_built = nullptr);
   ~ProbeEngine();
   ProbeEngine(const ProbeEngine&) = delete;
   ProbeEngine& operator=(const ProbeEngine&) = delete;
@@ -48,12 +60,11 @@ class ProbeEngine {
   void Loop();
   void Round();
   void Discover();
-  // Logs `message` at warn level the first time `key` is seen.
-  void WarnOnce(const std::string& key, const std::string& message);
   [[nodiscard]] bool stopping() const { return stop_.load(); }
 
   ProbeConfig cfg_;
   std::shared_ptr<ProbeStats> stats_;
+  PortBuiltHook port_built_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::mutex wake_mu_;
@@ -62,8 +73,10 @@ class ProbeEngine {
   // Touched by the engine thread only.
   std::map<std::string, std::unique_ptr<DeviceSession>> sessions_;
   std::map<std::pair<std::string, int>, PortMemory> memory_;
-  std::set<std::string> warned_;
-  std::unique_ptr<QpCounterClient> nl_;
+  LogOnce log_{"probe"};  // persistent conditions, logged when they change
+  // RDMA netlink for the probe's counter binding, opened on first use.
+  std::unique_ptr<nl::NetlinkTransport> nl_transport_;
+  std::unique_ptr<nl::RdmaNetlinkSource> nl_;
   // CPU of memory-registration measurements, paced apart from the rounds.
   double mr_cpu_seconds_ = 0;
   bool nl_failed_ = false;

@@ -1,19 +1,28 @@
-// What the probe threads accumulate and the collector snapshots. Every
-// method takes the one mutex; the probe thread commits a whole batch of
-// samples per call so the lock is taken a few times per round, never inside
-// a timed loop.
+// What the probe threads accumulate and the collector snapshots: long-lived
+// prometheus-cpp instruments (Family/Counter/Gauge/Histogram) in a
+// Registry the probe owns. Instruments are thread-safe; the mutex only
+// guards the maps that find a series' instrument by key, so after its first
+// use a series is updated without building a label map. The probe thread
+// commits a whole batch of samples per call, never inside a timed loop.
 #pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "collectors/common/metric_set.h"
-#include "collectors/probe/histogram.h"
 #include "collectors/probe/probe_config.h"
 
 namespace rnic::probe {
@@ -26,6 +35,12 @@ namespace rnic::probe {
 [[nodiscard]] std::string AsyncEventName(int event_type);
 // True for the ibv_event_types that carry a port number.
 [[nodiscard]] bool IsPortEvent(int event_type);
+
+// 0.5 us .. 100 ms in a 1-2-3-5 pattern (22 buckets): dense where RDMA
+// latencies live (1-100 us), still covering a stalled or emulated path.
+[[nodiscard]] const std::vector<double>& LatencyBuckets();
+// 1 us .. 10 s in a 1-2-5 pattern, for memory registration of up to GiBs.
+[[nodiscard]] const std::vector<double>& MrBuckets();
 
 class ProbeStats {
  public:
@@ -59,12 +74,20 @@ class ProbeStats {
   void SetQpCounterValues(const std::string& dev, int port,
                           const std::map<std::string, std::uint64_t>& values);
 
-  // Appends every family to `out` (the collector calls this at scrape time).
+  // Drops every series of a device that is gone (unregistered or renamed),
+  // so a removed device is not served with frozen values. A device that is
+  // only rebuilt keeps its series: its counters continue.
+  void ForgetDevice(const std::string& dev);
+
+  // Snapshots every family into `out` (the collector calls this at scrape
+  // time).
   void AppendTo(MetricSet& out) const;
 
-  // For tests and the standalone tool.
-  [[nodiscard]] std::optional<Histogram> LatencyHistogram(
-      const std::string& dev, int port, Operation op, std::uint32_t size) const;
+  // For tests and the standalone tool. nullopt: no such series; a series
+  // with timeouts only has an empty histogram.
+  [[nodiscard]] std::optional<prometheus::ClientMetric::Histogram>
+  LatencyHistogram(const std::string& dev, int port, Operation op,
+                   std::uint32_t size) const;
   [[nodiscard]] std::uint64_t Rounds(const std::string& dev, int port,
                                      bool ok) const;
   [[nodiscard]] std::uint64_t AsyncEvents(const std::string& dev, int port,
@@ -74,38 +97,66 @@ class ProbeStats {
   [[nodiscard]] std::uint64_t TotalIterations() const;
 
  private:
+  using Counter = prometheus::Counter;
+  using Gauge = prometheus::Gauge;
+  using Histogram = prometheus::Histogram;
   using PortKey = std::tuple<std::string, int>;
   using OpKey = std::tuple<std::string, int, std::string, std::uint32_t>;
   struct OpSeries {
-    Histogram latency{LatencyBuckets()};
-    std::uint64_t iterations = 0;
-    std::uint64_t timeouts = 0;
+    Histogram* latency = nullptr;  // on the first sample
+    Counter* iterations = nullptr;
+    Counter* timeouts = nullptr;
   };
-  struct PortState {
-    std::uint64_t rounds_ok = 0;
-    std::uint64_t rounds_failed = 0;
-    std::uint64_t rebuilds = 0;
-    std::optional<bool> last_ok;
-    std::optional<bool> qp_counter_bound;
-    std::map<std::string, std::uint64_t> qp_counters;
-    std::map<std::string, bool> op_supported;
-    std::map<std::pair<std::string, std::string>, std::uint64_t> errors;
+  struct PortSeries {
+    Counter* rounds_ok = nullptr;
+    Counter* rounds_failed = nullptr;
+    Counter* rebuilds = nullptr;
+    Counter* retry_exceeded = nullptr;
+    Counter* rnr_retry_exceeded = nullptr;
+    Gauge* success = nullptr;
+    Gauge* qp_bound = nullptr;
+    std::map<std::pair<std::string, std::string>, Counter*> errors;
+    std::map<std::string, Gauge*> op_supported;
+    std::map<std::string, Counter*> qp_counters;  // by driver counter name
+    std::map<std::string, std::uint64_t> qp_last;
   };
   struct MrSeries {
-    Histogram reg{MrBuckets()};
-    Histogram dereg{MrBuckets()};
+    Histogram* reg = nullptr;
+    Histogram* dereg = nullptr;
   };
 
-  PortState& Port(const std::string& dev, int port);
+  // Callers hold mu_.
+  PortSeries& Port(const std::string& dev, int port);
+  OpSeries& Op(const std::string& dev, int port, Operation op,
+               std::uint32_t size);
+  prometheus::Family<Counter>& QpCounterFamily(const std::string& name);
+
+  // Declared first: the families below live in it.
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<Histogram>& latency_;
+  prometheus::Family<Counter>& iterations_;
+  prometheus::Family<Counter>& timeouts_;
+  prometheus::Family<Gauge>& success_;
+  prometheus::Family<Counter>& rounds_;
+  prometheus::Family<Counter>& rebuilds_;
+  prometheus::Family<Counter>& errors_;
+  prometheus::Family<Counter>& retry_exceeded_;
+  prometheus::Family<Counter>& rnr_retry_exceeded_;
+  prometheus::Family<Gauge>& op_supported_;
+  prometheus::Family<Gauge>& qp_bound_;
+  prometheus::Family<Histogram>& mr_reg_;
+  prometheus::Family<Histogram>& mr_dereg_;
+  prometheus::Family<Counter>& async_events_;
+  Counter& cpu_seconds_;
+  Gauge& cpu_budget_;
+  Counter& budget_delay_;
 
   mutable std::mutex mu_;
   std::map<OpKey, OpSeries> ops_;
-  std::map<PortKey, PortState> ports_;
+  std::map<PortKey, PortSeries> ports_;
   std::map<std::tuple<std::string, std::uint64_t>, MrSeries> mr_;
-  std::map<std::tuple<std::string, int, std::string>, std::uint64_t> events_;
-  double cpu_seconds_ = 0;
-  double cpu_budget_ = 0;
-  double budget_delay_seconds_ = 0;
+  std::map<std::tuple<std::string, int, std::string>, Counter*> events_;
+  std::map<std::string, prometheus::Family<Counter>*> qp_families_;
 };
 
 }  // namespace rnic::probe

@@ -1,13 +1,54 @@
 #include "collectors/roce/host_facts.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 
 #include "collectors/common/range_list.h"
-#include "collectors/roce/roce_topology.h"
 
 namespace rnic {
+
+Result<std::string> ReadTrimmed(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error::FromErrno("open " + path, errno);
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      const int err = errno;
+      close(fd);
+      return Error::FromErrno("read " + path, err);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  close(fd);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ' ||
+                          out.back() == '\t' || out.back() == '\0')) {
+    out.pop_back();
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> ListDirectory(const std::string& path) {
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return Error::FromErrno("opendir " + path, errno);
+  std::vector<std::string> out;
+  while (dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    out.push_back(name);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 namespace {
 
 Result<int> ParseInt(const std::string& text, const std::string& what) {
@@ -37,22 +78,6 @@ Result<std::vector<int>> ReadCpuList(const std::string& path) {
 
 Result<int> ReadNetdevMtu(const std::string& sysfs, const std::string& netdev) {
   return ReadInt(sysfs + "/class/net/" + netdev + "/mtu");
-}
-
-Result<int> ReadNumaNode(const std::string& device_dir) {
-  return ReadInt(device_dir + "/device/numa_node");
-}
-
-Result<std::vector<int>> ListMsiIrqs(const std::string& device_dir) {
-  auto entries = ListDirectory(device_dir + "/device/msi_irqs");
-  if (!entries.ok()) return entries.error();
-  std::vector<int> irqs;
-  for (const auto& e : *entries) {
-    auto n = ParseInt(e, "msi_irqs entry");
-    if (n.ok()) irqs.push_back(*n);
-  }
-  std::sort(irqs.begin(), irqs.end());
-  return irqs;
 }
 
 Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs, int node) {

@@ -1,6 +1,7 @@
-// Host tuning facts RoCE depends on, read from sysfs and procfs: the
-// netdev's MTU, the NIC's NUMA node, where its MSI-X interrupts may run, and
-// the per-priority RoCE ECN switches some drivers expose.
+// Host tuning facts RoCE depends on that change at run time, read from sysfs
+// and procfs: the netdev's MTU, where the NIC's MSI-X interrupts may run, and
+// the per-priority RoCE ECN switches some drivers expose. (NUMA node and IRQ
+// vectors are topology: the host model has them.)
 #pragma once
 
 #include <string>
@@ -10,6 +11,12 @@
 
 namespace rnic {
 
+// Reads a small sysfs/procfs file, trailing whitespace removed.
+[[nodiscard]] Result<std::string> ReadTrimmed(const std::string& path);
+// Entries of a directory, sorted; an error if it cannot be opened.
+[[nodiscard]] Result<std::vector<std::string>> ListDirectory(
+    const std::string& path);
+
 // An MTU large enough to carry a 4096-byte RoCE payload with its Ethernet,
 // IP, UDP, BTH and extension headers; the usual recommendation.
 inline constexpr int kRoce4096MinNetdevMtu = 4200;
@@ -17,13 +24,6 @@ inline constexpr int kRoce4096MinNetdevMtu = 4200;
 // <sysfs>/class/net/<netdev>/mtu
 [[nodiscard]] Result<int> ReadNetdevMtu(const std::string& sysfs,
                                         const std::string& netdev);
-
-// <device_dir>/device/numa_node; -1 when the platform has no NUMA info.
-[[nodiscard]] Result<int> ReadNumaNode(const std::string& device_dir);
-
-// IRQ numbers in <device_dir>/device/msi_irqs/.
-[[nodiscard]] Result<std::vector<int>> ListMsiIrqs(
-    const std::string& device_dir);
 
 // CPUs of <sysfs>/devices/system/node/node<N>/cpulist.
 [[nodiscard]] Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs,

@@ -2,144 +2,148 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
+#include <chrono>
 #include <map>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "collectors/common/log_once.h"
 #include "collectors/roce/ethtool_names.h"
 #include "collectors/roce/host_facts.h"
-#include "collectors/roce/roce_topology.h"
 
 namespace rnic {
 namespace {
 
-// Family names and HELP texts: one table, used both for output and for the
-// MetricDoc list (README, output check).
-struct Family {
-  const char* name;
-  const char* type;
-  const char* labels;
-  const char* help;
-};
+// Families, declared once (collectors/model/family.h): output, docs and
+// the output checks read this table.
+using Family = FamilyDesc;
+using prometheus::MetricType;
 
 constexpr char kPortLabels[] = "device,port,netdev";
 
 constexpr Family kPauseFrames{
-    "rnic_pfc_pause_frames_total", "counter",
+    "rnic_pfc_pause_frames_total", MetricType::Counter,
     "device,port,netdev,priority,direction",
     "PFC pause frames on an 802.1p priority (ethtool rx_prio<p>_pause / "
     "tx_prio<p>_pause). rx rising: the network cannot absorb this NIC's "
     "traffic; tx rising: this NIC cannot absorb the network's. The driver "
     "lists them only for PFC-enabled priorities."};
 constexpr Family kPauseDuration{
-    "rnic_pfc_pause_duration_seconds_total", "counter",
+    "rnic_pfc_pause_duration_seconds_total", MetricType::Counter,
     "device,port,netdev,priority,direction",
     "Time paused by PFC on a priority (ethtool rx_prio<p>_pause_duration / "
     "tx_prio<p>_pause_duration, microseconds converted to seconds). rx: time "
     "this port was not allowed to send on the priority."};
 constexpr Family kPauseTransitions{
-    "rnic_pfc_pause_transitions_total", "counter",
+    "rnic_pfc_pause_transitions_total", MetricType::Counter,
     "device,port,netdev,priority",
     "XOFF to XON transitions of received PFC pause on a priority (ethtool "
     "rx_prio<p>_pause_transition)."};
 constexpr Family kStormWarning{
-    "rnic_pfc_pause_storm_warning_events_total", "counter", kPortLabels,
+    "rnic_pfc_pause_storm_warning_events_total", MetricType::Counter,
+    kPortLabels,
     "Times the device sent pause frames for a long period (ethtool "
     "tx_pause_storm_warning_events)."};
 constexpr Family kStormError{
-    "rnic_pfc_pause_storm_error_events_total", "counter", kPortLabels,
+    "rnic_pfc_pause_storm_error_events_total", MetricType::Counter, kPortLabels,
     "Times a pause storm hit the device's timeout and pause transmission was "
     "disabled; packets may have been dropped meanwhile (ethtool "
     "tx_pause_storm_error_events)."};
 constexpr Family kPrioDiscards{
-    "rnic_rx_priority_discards_total", "counter", "device,port,netdev,priority",
+    "rnic_rx_priority_discards_total", MetricType::Counter,
+    "device,port,netdev,priority",
     "Received packets of a priority discarded for lack of receive buffers "
     "(ethtool rx_prio<p>_discards)."};
 constexpr Family kPrioBufDiscards{
-    "rnic_rx_priority_buffer_discards_total", "counter",
+    "rnic_rx_priority_buffer_discards_total", MetricType::Counter,
     "device,port,netdev,priority",
     "Received packets of a priority discarded for lack of per-host receive "
     "buffers (ethtool rx_prio<p>_buf_discard)."};
 constexpr Family kPrioCongDiscards{
-    "rnic_rx_priority_congestion_discards_total", "counter",
+    "rnic_rx_priority_congestion_discards_total", MetricType::Counter,
     "device,port,netdev,priority",
     "Received packets of a priority discarded by per-host congestion "
     "handling (ethtool rx_prio<p>_cong_discard)."};
 constexpr Family kPrioMarked{
-    "rnic_rx_priority_ecn_marked_packets_total", "counter",
+    "rnic_rx_priority_ecn_marked_packets_total", MetricType::Counter,
     "device,port,netdev,priority",
     "Received packets of a priority ECN-marked by the device because of "
     "per-host congestion (ethtool rx_prio<p>_marked)."};
 constexpr Family kPhyRxDiscards{
-    "rnic_phy_rx_discards_total", "counter", kPortLabels,
+    "rnic_phy_rx_discards_total", MetricType::Counter, kPortLabels,
     "Packets received on the physical port and dropped for lack of buffers: "
     "the adapter is congested (ethtool rx_discards_phy)."};
 constexpr Family kPhyTxDiscards{
-    "rnic_phy_tx_discards_total", "counter", kPortLabels,
+    "rnic_phy_tx_discards_total", MetricType::Counter, kPortLabels,
     "Packets discarded on transmission without an error: link down, "
     "head-of-line drop, pause from the network (ethtool tx_discards_phy)."};
 constexpr Family kRxOutOfBuffer{
-    "rnic_rx_out_of_buffer_total", "counter", kPortLabels,
+    "rnic_rx_out_of_buffer_total", MetricType::Counter, kPortLabels,
     "Times a receive queue had no software buffer for incoming traffic "
     "(ethtool rx_out_of_buffer)."};
 constexpr Family kPciStalledReads{
-    "rnic_pcie_outbound_stalled_reads_ratio", "gauge", kPortLabels,
+    "rnic_pcie_outbound_stalled_reads_ratio", MetricType::Gauge, kPortLabels,
     "Share of the last second (0-1) the NIC had outbound non-posted PCIe "
     "reads it could not issue for lack of credits (ethtool "
     "outbound_pci_stalled_rd / 100)."};
 constexpr Family kPciStalledWrites{
-    "rnic_pcie_outbound_stalled_writes_ratio", "gauge", kPortLabels,
+    "rnic_pcie_outbound_stalled_writes_ratio", MetricType::Gauge, kPortLabels,
     "Share of the last second (0-1) the NIC had outbound posted PCIe writes "
     "it could not issue for lack of credits (ethtool outbound_pci_stalled_wr "
     "/ 100)."};
 constexpr Family kPciStalledReadSeconds{
-    "rnic_pcie_outbound_stalled_reads_seconds_total", "counter", kPortLabels,
+    "rnic_pcie_outbound_stalled_reads_seconds_total", MetricType::Counter,
+    kPortLabels,
     "Seconds in which outbound PCIe reads were stalled more than 30% of the "
     "time (ethtool outbound_pci_stalled_rd_events)."};
 constexpr Family kPciStalledWriteSeconds{
-    "rnic_pcie_outbound_stalled_writes_seconds_total", "counter", kPortLabels,
+    "rnic_pcie_outbound_stalled_writes_seconds_total", MetricType::Counter,
+    kPortLabels,
     "Seconds in which outbound PCIe writes were stalled more than 30% of the "
     "time (ethtool outbound_pci_stalled_wr_events)."};
 constexpr Family kPciOverflow{
-    "rnic_pcie_outbound_buffer_overflow_packets_total", "counter", kPortLabels,
+    "rnic_pcie_outbound_buffer_overflow_packets_total", MetricType::Counter,
+    kPortLabels,
     "Packets dropped because the PCIe buffer overflowed: receive traffic "
     "exceeds what the host's PCIe link takes (ethtool "
     "outbound_pci_buffer_overflow)."};
 
-constexpr Family kMtu{"rnic_netdev_mtu_bytes", "gauge", kPortLabels,
+constexpr Family kMtu{"rnic_netdev_mtu_bytes", MetricType::Gauge, kPortLabels,
                       "MTU of the netdev carrying the RoCE port "
                       "(/sys/class/net/<netdev>/mtu)."};
 constexpr Family kMtu4096{
-    "rnic_roce_mtu_4096_capable", "gauge", kPortLabels,
+    "rnic_roce_mtu_4096_capable", MetricType::Gauge, kPortLabels,
     "1 if the netdev MTU is at least 4200 bytes, enough for a 4096-byte "
     "RoCE MTU with its headers; 0 if RoCE is limited to a smaller MTU."};
 constexpr Family kPfcEnabled{
-    "rnic_pfc_enabled", "gauge", "device,port,netdev,priority",
+    "rnic_pfc_enabled", MetricType::Gauge, "device,port,netdev,priority",
     "1 if PFC is enabled on the 802.1p priority (dcbnl IEEE pfc_en), else 0. "
     "Absent when the driver has no DCB support."};
 constexpr Family kDcbWilling{
-    "rnic_dcb_willing", "gauge", kPortLabels,
+    "rnic_dcb_willing", MetricType::Gauge, kPortLabels,
     "1 if the port is willing to accept the peer's DCBX configuration "
     "(dcbnl IEEE ETS willing bit)."};
 constexpr Family kDcbDscp{
-    "rnic_dcb_app_dscp_mappings", "gauge", kPortLabels,
+    "rnic_dcb_app_dscp_mappings", MetricType::Gauge, kPortLabels,
     "DSCP-to-priority entries in the port's DCB APP table; on mlx5 a "
     "non-zero count means trust mode dscp, 0 means trust pcp."};
 constexpr Family kEcn{
-    "rnic_roce_ecn_enabled", "gauge", "device,port,netdev,priority,role",
+    "rnic_roce_ecn_enabled", MetricType::Gauge,
+    "device,port,netdev,priority,role",
     "1 if RoCE ECN is enabled on the priority for the role (np: "
     "notification point sends CNPs, rp: reaction point slows down), from "
     "/sys/class/net/<netdev>/ecn/roce_<role>/enable/<prio> (mlx5, MLNX_OFED)."};
 constexpr Family kNuma{
-    "rnic_numa_node", "gauge", "device",
+    "rnic_numa_node", MetricType::Gauge, "device",
     "NUMA node of the RDMA device's PCI function (device/numa_node); -1 when "
     "the platform reports none."};
-constexpr Family kIrqs{"rnic_irqs", "gauge", "device",
+constexpr Family kIrqs{"rnic_irqs", MetricType::Gauge, "device",
                        "MSI/MSI-X interrupt vectors of the RDMA device's PCI "
                        "function (device/msi_irqs)."};
 constexpr Family kIrqsOffNode{
-    "rnic_irqs_off_numa_node", "gauge", "device",
+    "rnic_irqs_off_numa_node", MetricType::Gauge, "device",
     "Of the device's interrupts, how many may run on a CPU outside the "
     "device's NUMA node (/proc/irq/<n>/smp_affinity_list against "
     "node<N>/cpulist). Should be 0 on a tuned host."};
@@ -225,212 +229,278 @@ double Scale(RoceStatKind k, std::uint64_t v) {
   }
 }
 
-void Add(MetricSet& out, const Family& f, Labels labels, double v) {
-  if (f.type[0] == 'c') {
-    out.AddCounter(f.name, f.help, std::move(labels), v);
-  } else {
-    out.AddGauge(f.name, f.help, std::move(labels), v);
-  }
-}
-
-Labels With(Labels base, std::initializer_list<Label> extra) {
-  for (const auto& l : extra) base.push_back(l);
-  return base;
-}
-
 class RoceCollector final : public Collector {
  public:
-  explicit RoceCollector(RoceSources s) : src_(std::move(s)) {}
+  RoceCollector(RoceSources s, std::shared_ptr<host::HostModel> model)
+      : src_(std::move(s)), model_(std::move(model)) {
+    if (!model_) {
+      model_ = std::make_shared<host::HostModel>(
+          host::HostModel::Options{src_.sysfs});
+      own_model_ = true;
+    }
+  }
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
-    auto ports = DiscoverRocePorts(src_.sysfs);
-    if (!ports.ok()) {
-      Problem("discover", ports.error(), spdlog::level::warn);
-      return Status::Ok();
+    const auto snap = own_model_ ? model_->Refresh() : model_->Current();
+    if (snap->generation != generation_) {
+      generation_ = snap->generation;
+      node_cpus_.clear();  // re-read once per model change
     }
-    Clear("discover");
-    std::set<std::string> devices_done;
-    std::set<std::string> netdevs_done;
-    for (const auto& p : *ports) {
-      if (ctx.Expired()) break;
-      if (devices_done.insert(p.device).second) DeviceFacts(p, out);
-      if (p.netdev.empty()) {
-        Problem(
-            "netdev/" + p.device + "/" + p.port,
-            Error{"no netdev found for RoCE port " + p.device + "/" + p.port},
-            spdlog::level::warn);
-        continue;
+    for (const auto& devp : snap->devices) {
+      const host::Device& dev = *devp;
+      bool device_done = false;
+      for (const host::Port& p : dev.ports) {
+        if (ctx.Expired()) break;
+        if (!p.ethernet()) continue;
+        if (!device_done) {
+          device_done = true;
+          DeviceFacts(dev, out);
+        }
+        const std::string key = dev.name + "/" + p.label;
+        if (p.netdev.empty()) {
+          log_.Log(spdlog::level::warn, "netdev/" + key,
+                   "no netdev found for RoCE port; its RoCE metrics are "
+                   "skipped",
+                   {{"device", dev.name}, {"port", p.label}});
+          continue;
+        }
+        log_.Clear("netdev/" + key);
+        PortState& ps = StateFor(key, dev, p);
+        if ((ps.no_ethtool || ps.no_dcb || ps.no_ecn) &&
+            std::chrono::steady_clock::now() >= ps.recheck) {
+          Recheck(ps);
+        }
+        EthtoolCounters(ps, out);
+        Mtu(ps, out);
+        Dcb(ps, out);
+        Ecn(ps, out);
       }
-      Clear("netdev/" + p.device + "/" + p.port);
-      const Labels base = {
-          {"device", p.device}, {"port", p.port}, {"netdev", p.netdev}};
-      EthtoolCounters(p.netdev, base, out);
-      Mtu(p.netdev, base, out);
-      Dcb(p.netdev, base, out);
-      Ecn(p.netdev, base, out);
-      netdevs_done.insert(p.netdev);
     }
-    // Forget cached tables of netdevs that are gone.
-    for (auto it = picks_.begin(); it != picks_.end();) {
-      it = netdevs_done.count(it->first) ? std::next(it) : picks_.erase(it);
+    // What the model no longer has leaves no state behind: a removed or
+    // renamed device, port or netdev. (Decided from the model, not from
+    // what this scrape got to before its deadline.)
+    std::set<std::string, std::less<>> alive;
+    for (const auto& devp : snap->devices) {
+      alive.insert(devp->name);
+      for (const host::Port& p : devp->ports) {
+        if (!p.ethernet()) continue;
+        alive.insert(devp->name + "/" + p.label);
+        if (!p.netdev.empty()) alive.insert(p.netdev);
+      }
     }
+    std::erase_if(ports_,
+                  [&](const auto& kv) { return !alive.contains(kv.first); });
+    log_.ClearIf([&](std::string_view k) {
+      const auto slash = k.find('/');
+      return slash != std::string_view::npos &&
+             !alive.contains(k.substr(slash + 1));
+    });
     return Status::Ok();
   }
 
  private:
-  struct Picks {
-    std::shared_ptr<const EthtoolNames> names;
-    std::vector<std::pair<std::size_t, RoceStat>> stats;
+  struct Pick {
+    std::size_t index;
+    RoceStat stat;
+    LabelSetPtr labels;
   };
+  // What a port's scrape needs, built when the port (or its netdev) appears.
+  struct PortState {
+    std::uint64_t instance = 0;
+    std::string netdev;
+    LabelSetPtr base;                     // device, port, netdev
+    std::array<LabelSetPtr, 8> priority;  // base + priority
+    std::shared_ptr<const EthtoolNames> names;
+    std::vector<Pick> picks;
+    // What the netdev's driver lacks (ethtool statistics, dcbnl, the ECN
+    // files) is not asked again at every scrape: a driver does not grow an
+    // operation while it is bound. Looked at again when a read says the
+    // netdev vanished, and every kRecheckUnsupported anyway (a driver
+    // reloaded under the same netdev name).
+    bool no_ethtool = false;
+    bool no_dcb = false;
+    bool no_ecn = false;
+    std::chrono::steady_clock::time_point recheck{};
+  };
+  static constexpr std::chrono::minutes kRecheckUnsupported{5};
 
-  void EthtoolCounters(const std::string& netdev, const Labels& base,
-                       MetricSet& out) {
-    const std::string key = "ethtool/" + netdev;
-    auto snap = src_.ethtool->Read(netdev);
+  static bool Vanished(int err) { return err == ENODEV || err == ENXIO; }
+  static void Unsupported(PortState& ps, bool& flag) {
+    if (!ps.no_ethtool && !ps.no_dcb && !ps.no_ecn) {
+      ps.recheck = std::chrono::steady_clock::now() + kRecheckUnsupported;
+    }
+    flag = true;
+  }
+  static void Recheck(PortState& ps) {
+    ps.no_ethtool = ps.no_dcb = ps.no_ecn = false;
+  }
+
+  PortState& StateFor(const std::string& key, const host::Device& dev,
+                      const host::Port& p) {
+    PortState& ps = ports_[key];
+    if (ps.instance != dev.instance || ps.netdev != p.netdev || !ps.base) {
+      ps = PortState{};
+      ps.instance = dev.instance;
+      ps.netdev = p.netdev;
+      ps.base = p.labels->With({{"netdev", p.netdev}});
+      for (int prio = 0; prio < 8; ++prio) {
+        ps.priority[static_cast<std::size_t>(prio)] =
+            ps.base->With({{"priority", std::to_string(prio)}});
+      }
+    }
+    return ps;
+  }
+
+  void EthtoolCounters(PortState& ps, MetricSet& out) {
+    if (ps.no_ethtool) return;
+    const std::string key = "ethtool/" + ps.netdev;
+    auto snap = src_.ethtool->Read(ps.netdev);
     if (!snap.ok()) {
+      const int err = snap.error().errno_value;
       Problem(key, snap.error(),
-              snap.error().errno_value == EOPNOTSUPP ? spdlog::level::info
-                                                     : spdlog::level::warn);
+              err == EOPNOTSUPP ? spdlog::level::info : spdlog::level::warn);
+      if (err == EOPNOTSUPP) Unsupported(ps, ps.no_ethtool);
+      if (Vanished(err)) Recheck(ps);
       return;
     }
-    Clear(key);
-    Picks& picks = picks_[netdev];
-    if (picks.names != snap->names) {
-      picks.names = snap->names;
-      picks.stats.clear();
+    log_.Clear(key);
+    if (ps.names != snap->names) {
+      ps.names = snap->names;
+      ps.picks.clear();
       for (std::size_t i = 0; i < snap->names->size(); ++i) {
-        if (auto s = ClassifyEthtoolName((*snap->names)[i])) {
-          picks.stats.emplace_back(i, *s);
+        auto st = ClassifyEthtoolName((*snap->names)[i]);
+        if (!st) continue;
+        LabelSetPtr l = ps.base;
+        if (st->priority >= 0 && !st->direction.empty()) {
+          l = ps.base->With({{"priority", std::to_string(st->priority)},
+                             {"direction", st->direction}});
+        } else if (st->priority >= 0) {
+          l = ps.base->With({{"priority", std::to_string(st->priority)}});
+        } else if (!st->direction.empty()) {
+          l = ps.base->With({{"direction", st->direction}});
         }
+        ps.picks.push_back(Pick{i, *st, std::move(l)});
       }
     }
-    for (const auto& [i, s] : picks.stats) {
-      if (i >= snap->values.size()) continue;
-      Labels l = base;
-      if (s.priority >= 0) {
-        l.push_back({"priority", std::to_string(s.priority)});
-      }
-      if (!s.direction.empty()) {
-        l.push_back({"direction", std::string(s.direction)});
-      }
-      Add(out, FamilyFor(s.kind), std::move(l), Scale(s.kind, snap->values[i]));
+    for (const Pick& pk : ps.picks) {
+      if (pk.index >= snap->values.size()) continue;
+      out.Add(FamilyFor(pk.stat.kind), pk.labels,
+              Scale(pk.stat.kind, snap->values[pk.index]));
     }
   }
 
-  void Mtu(const std::string& netdev, const Labels& base, MetricSet& out) {
-    const std::string key = "mtu/" + netdev;
-    auto mtu = ReadNetdevMtu(src_.sysfs, netdev);
+  void Mtu(PortState& ps, MetricSet& out) {
+    const std::string key = "mtu/" + ps.netdev;
+    auto mtu = ReadNetdevMtu(src_.sysfs, ps.netdev);
     if (!mtu.ok()) {
       Problem(key, mtu.error(), spdlog::level::warn);
+      if (Vanished(mtu.error().errno_value)) Recheck(ps);
       return;
     }
-    Clear(key);
-    Add(out, kMtu, base, *mtu);
-    Add(out, kMtu4096, base, *mtu >= kRoce4096MinNetdevMtu ? 1 : 0);
+    log_.Clear(key);
+    out.Add(kMtu, ps.base, *mtu);
+    out.Add(kMtu4096, ps.base, *mtu >= kRoce4096MinNetdevMtu ? 1 : 0);
   }
 
-  void Dcb(const std::string& netdev, const Labels& base, MetricSet& out) {
-    const std::string key = "dcb/" + netdev;
-    auto info = src_.dcb->Query(netdev);
+  void Dcb(PortState& ps, MetricSet& out) {
+    if (ps.no_dcb) return;
+    const std::string key = "dcb/" + ps.netdev;
+    auto info = src_.dcb->Query(ps.netdev);
     if (!info.ok()) {
       // EOPNOTSUPP: PFC state unknown for this driver, said once.
+      const int err = info.error().errno_value;
       Problem(key, info.error(),
-              info.error().errno_value == EOPNOTSUPP ? spdlog::level::info
-                                                     : spdlog::level::warn);
+              err == EOPNOTSUPP ? spdlog::level::info : spdlog::level::warn);
+      if (err == EOPNOTSUPP) Unsupported(ps, ps.no_dcb);
+      if (Vanished(err)) Recheck(ps);
       return;
     }
-    Clear(key);
+    log_.Clear(key);
     if (info->pfc_enabled) {
-      for (int p = 0; p < 8; ++p) {
-        Add(out, kPfcEnabled, With(base, {{"priority", std::to_string(p)}}),
-            (*info->pfc_enabled >> p) & 1);
+      for (std::size_t p = 0; p < 8; ++p) {
+        out.Add(kPfcEnabled, ps.priority[p], (*info->pfc_enabled >> p) & 1);
       }
     }
-    if (info->willing) Add(out, kDcbWilling, base, *info->willing ? 1 : 0);
+    if (info->willing) out.Add(kDcbWilling, ps.base, *info->willing ? 1 : 0);
     if (info->app_dscp_entries) {
-      Add(out, kDcbDscp, base, *info->app_dscp_entries);
+      out.Add(kDcbDscp, ps.base, *info->app_dscp_entries);
     }
   }
 
-  void Ecn(const std::string& netdev, const Labels& base, MetricSet& out) {
-    const std::string key = "ecn/" + netdev;
-    auto ecn = ReadRoceEcn(src_.sysfs, netdev);
+  void Ecn(PortState& ps, MetricSet& out) {
+    if (ps.no_ecn) return;
+    const std::string key = "ecn/" + ps.netdev;
+    auto ecn = ReadRoceEcn(src_.sysfs, ps.netdev);
     if (!ecn.ok()) {
       // Upstream drivers have no such files: normal, said once at debug.
+      const int err = ecn.error().errno_value;
       Problem(key, ecn.error(),
-              ecn.error().errno_value == ENOENT ? spdlog::level::debug
-                                                : spdlog::level::warn);
+              err == ENOENT ? spdlog::level::debug : spdlog::level::warn);
+      if (err == ENOENT) Unsupported(ps, ps.no_ecn);
       return;
     }
-    Clear(key);
+    log_.Clear(key);
     for (const auto& e : *ecn) {
-      Add(out, kEcn,
-          With(base,
-               {{"priority", std::to_string(e.priority)}, {"role", e.role}}),
-          e.enabled ? 1 : 0);
+      out.Add(kEcn,
+              ps.base->With(
+                  {{"priority", std::to_string(e.priority)}, {"role", e.role}}),
+              e.enabled ? 1 : 0);
     }
   }
 
-  void DeviceFacts(const RocePort& p, MetricSet& out) {
-    const Labels base = {{"device", p.device}};
-    auto node = ReadNumaNode(p.device_dir);
-    if (node.ok()) {
-      Clear("numa/" + p.device);
-      Add(out, kNuma, base, *node);
-    } else {
-      // Virtual devices (rxe, siw) have no PCI function.
-      Problem("numa/" + p.device, node.error(),
-              node.error().errno_value == ENOENT ? spdlog::level::debug
-                                                 : spdlog::level::warn);
+  void DeviceFacts(const host::Device& dev, MetricSet& out) {
+    if (dev.numa) {
+      out.Add(kNuma, dev.labels, *dev.numa);
+    } else if (!dev.numa_node.empty()) {
+      Problem("numa/" + dev.name,
+              Error{"unparsable device/numa_node \"" + dev.numa_node + "\""},
+              spdlog::level::warn);
     }
-    auto irqs = ListMsiIrqs(p.device_dir);
-    if (!irqs.ok()) {
-      Problem("irqs/" + p.device, irqs.error(),
-              irqs.error().errno_value == ENOENT ? spdlog::level::debug
-                                                 : spdlog::level::warn);
-      return;
+    // Virtual devices (rxe, siw) have no PCI function and no IRQs.
+    if (!dev.irqs_known) return;
+    out.Add(kIrqs, dev.labels, static_cast<double>(dev.irqs.size()));
+    if (!dev.numa || *dev.numa < 0) return;  // no node to compare against
+    auto it = node_cpus_.find(*dev.numa);
+    if (it == node_cpus_.end()) {
+      auto cpus = ReadNodeCpus(src_.sysfs, *dev.numa);
+      if (!cpus.ok()) {
+        Problem("nodecpus/" + dev.name, cpus.error(), spdlog::level::warn);
+        return;
+      }
+      log_.Clear("nodecpus/" + dev.name);
+      it = node_cpus_.emplace(*dev.numa, std::move(cpus).value()).first;
     }
-    Clear("irqs/" + p.device);
-    Add(out, kIrqs, base, static_cast<double>(irqs->size()));
-    if (!node.ok() || *node < 0) return;  // no node to compare against
-    auto cpus = ReadNodeCpus(src_.sysfs, *node);
-    if (!cpus.ok()) {
-      Problem("nodecpus/" + p.device, cpus.error(), spdlog::level::warn);
-      return;
-    }
-    Clear("nodecpus/" + p.device);
-    const IrqPlacement placed = CheckIrqPlacement(src_.procfs, *irqs, *cpus);
+    const IrqPlacement placed =
+        CheckIrqPlacement(src_.procfs, dev.irqs, it->second);
     if (!placed.errors.empty()) {
       Problem(
-          "affinity/" + p.device,
+          "affinity/" + dev.name,
           Error{std::to_string(placed.errors.size()) +
                 " IRQ affinities unreadable, first: " + placed.errors.front()},
           spdlog::level::warn);
     } else {
-      Clear("affinity/" + p.device);
+      log_.Clear("affinity/" + dev.name);
     }
     // A count over no readable IRQ would be a made-up 0.
     if (placed.checked > 0 || placed.irqs == 0) {
-      Add(out, kIrqsOffNode, base, placed.off_node);
+      out.Add(kIrqsOffNode, dev.labels, placed.off_node);
     }
   }
 
-  // Logs a failure the first time it is seen, or when its errno changes
-  // (EOPNOTSUPP turning into ENODEV is news), never at every scrape.
+  // Logged the first time, or when its errno changes (EOPNOTSUPP turning
+  // into ENODEV is news), never at every scrape.
   void Problem(const std::string& key, const Error& e,
                spdlog::level::level_enum level) {
-    auto it = problems_.find(key);
-    if (it != problems_.end() && it->second == e.errno_value) return;
-    problems_[key] = e.errno_value;
-    spdlog::log(level,
-                "collector=roce msg=\"value skipped\" what={} err=\"{}\"", key,
-                e.ToString());
+    log_.Log(level, key, "value skipped", e);
   }
-  void Clear(const std::string& key) { problems_.erase(key); }
 
   RoceSources src_;
-  std::map<std::string, Picks> picks_;
-  std::map<std::string, int> problems_;  // key -> errno logged
+  std::shared_ptr<host::HostModel> model_;
+  bool own_model_ = false;
+  std::uint64_t generation_ = 0;
+  std::map<int, std::vector<int>> node_cpus_;
+  std::map<std::string, PortState, std::less<>> ports_;  // "device/port"
+  LogOnce log_{"roce"};
 };
 
 struct RoceConfig {
@@ -461,10 +531,11 @@ Result<RoceConfig> ParseConfig(const YAML::Node& node) {
 
 }  // namespace
 
-std::unique_ptr<Collector> MakeRoceCollector(RoceSources sources) {
+std::unique_ptr<Collector> MakeRoceCollector(
+    RoceSources sources, std::shared_ptr<host::HostModel> model) {
   if (!sources.ethtool) sources.ethtool = MakeIoctlEthtoolStats();
   if (!sources.dcb) sources.dcb = MakeRtnetlinkDcbSource();
-  return std::make_unique<RoceCollector>(std::move(sources));
+  return std::make_unique<RoceCollector>(std::move(sources), std::move(model));
 }
 
 CollectorSpec MakeRoceCollectorSpec() {
@@ -477,9 +548,7 @@ CollectorSpec MakeRoceCollectorSpec() {
       "priorities (dcbnl), RoCE ECN switches, NUMA node and IRQ placement "
       "from sysfs/procfs.";
   s.default_enabled = true;
-  for (const Family* f : kAllFamilies) {
-    s.metrics.push_back({f->name, f->type, f->labels, f->help});
-  }
+  s.families.assign(std::begin(kAllFamilies), std::end(kAllFamilies));
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);
@@ -492,7 +561,8 @@ CollectorSpec MakeRoceCollectorSpec() {
       src.ethtool = MakeFixtureEthtoolStats(cfg->ethtool_stats_dir);
     }
     if (!cfg->dcb_dir.empty()) src.dcb = MakeFixtureDcbSource(cfg->dcb_dir);
-    return MakeRoceCollector(std::move(src));
+    return MakeRoceCollector(std::move(src),
+                             args.shared ? args.shared->host : nullptr);
   };
   return s;
 }

@@ -22,7 +22,10 @@ struct RoceSources {
   std::unique_ptr<DcbSource> dcb;
 };
 
-[[nodiscard]] std::unique_ptr<Collector> MakeRoceCollector(RoceSources sources);
+// Without `model` the collector keeps a host model of its own on
+// sources.sysfs (tests).
+[[nodiscard]] std::unique_ptr<Collector> MakeRoceCollector(
+    RoceSources sources, std::shared_ptr<host::HostModel> model = nullptr);
 
 [[nodiscard]] CollectorSpec MakeRoceCollectorSpec();
 

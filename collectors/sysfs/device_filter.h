@@ -3,11 +3,10 @@
 // collector looks at a name.
 #pragma once
 
-#include <memory>
-#include <string>
 #include <string_view>
+#include <utility>
 
-#include "collectors/common/result.h"
+#include "collectors/common/compiled_regex.h"
 
 namespace rnic::sysfs {
 
@@ -15,17 +14,20 @@ class DeviceFilter {
  public:
   DeviceFilter() = default;  // accepts everything
 
-  // ECMAScript regexes, unanchored (a match anywhere in the name counts);
-  // empty means "not set". The error names which pattern is invalid.
-  [[nodiscard]] static Result<DeviceFilter> Create(const std::string& include,
-                                                   const std::string& exclude);
+  // Unanchored regexes (a match anywhere in the name counts), compiled once
+  // when the options were parsed; an unset one is not applied.
+  DeviceFilter(CompiledRegex include, CompiledRegex exclude)
+      : include_(std::move(include)), exclude_(std::move(exclude)) {}
 
   // Accepted if it matches `include` (when set) and not `exclude` (when set).
-  [[nodiscard]] bool Accepts(std::string_view device) const;
+  [[nodiscard]] bool Accepts(std::string_view device) const {
+    return (include_.empty() || include_.Search(device)) &&
+           !exclude_.Search(device);
+  }
 
  private:
-  struct Impl;
-  std::shared_ptr<const Impl> impl_;  // immutable, so copies can share it
+  CompiledRegex include_;
+  CompiledRegex exclude_;
 };
 
 }  // namespace rnic::sysfs

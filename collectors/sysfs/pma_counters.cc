@@ -1,5 +1,7 @@
 #include "collectors/sysfs/pma_counters.h"
 
+#include "collectors/model/family.h"
+
 #include <array>
 
 namespace rnic::sysfs {
@@ -167,15 +169,13 @@ const PmaCounterInfo* FindPmaCounter(std::string_view name, bool ext_dir) {
 
 std::span<const PmaCounterInfo> AllPmaCounters() { return kCounters; }
 
+const FamilyDesc& PmaFamily(const PmaCounterInfo& info) {
+  return InternFamily(info.family, prometheus::MetricType::Counter,
+                      "device,port", info.help);
+}
+
 std::string UnknownPmaFamily(std::string_view name) {
-  std::string out = "rnic_port_pma_";
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '_';
-    out.push_back(ok ? c : '_');
-  }
-  out.append("_total");
-  return out;
+  return "rnic_port_pma_" + MetricNamePart(name) + "_total";
 }
 
 }  // namespace rnic::sysfs

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "collectors/model/family.h"
+
 namespace rnic::sysfs {
 
 // The quantity a counter measures, so that a 64-bit counters_ext/ file can
@@ -52,16 +54,8 @@ inline constexpr std::string_view kPmaExtendedMarker = "unicast_xmit_packets";
 
 // Family for a counters/ file the table does not know.
 [[nodiscard]] std::string UnknownPmaFamily(std::string_view name);
-inline constexpr std::string_view kUnknownPmaHelp =
-    "PMA port counter (sysfs ports/N/counters) that rnic_exporter does not "
-    "know; raw value, kernel name in the metric name.";
 
-// Families for saturation and the shared help texts.
-inline constexpr std::string_view kSaturatedFamily =
-    "rnic_port_pma_saturated";
-inline constexpr std::string_view kSaturatedHelp =
-    "1 when a saturating PMA port counter sits at its maximum value (it "
-    "stopped counting until reset, e.g. with perfquery -R), else 0. Label "
-    "counter is the kernel file name in ports/N/counters.";
+// The family of a known counter: declared by the table above (interned once).
+[[nodiscard]] const FamilyDesc& PmaFamily(const PmaCounterInfo& info);
 
 }  // namespace rnic::sysfs

@@ -35,8 +35,10 @@ struct CollectorOptions {
 
 class SysfsCollector final : public Collector {
  public:
+  // Without `model` the collector keeps a host model of its own (tests).
   SysfsCollector(std::string sysfs_root, CollectorOptions options,
-                 ReadFileFn read = nullptr);
+                 ReadFileFn read = nullptr,
+                 std::shared_ptr<host::HostModel> model = nullptr);
 
   [[nodiscard]] Status Collect(const ScrapeContext& ctx,
                                MetricSet& out) override;
@@ -45,55 +47,47 @@ class SysfsCollector final : public Collector {
   [[nodiscard]] bool Accepts(std::string_view device) const;
 
  private:
-  // A family whose samples this collector appends by index (no name lookup
-  // per sample).
-  struct Slot {
-    std::string name;
-    std::string help;
-    prometheus::MetricType type;
-    std::vector<prometheus::ClientMetric> metrics;
-  };
-  // Per counter file, aligned with CounterDir::files.
+  // Per counter file, aligned with CounterDir::files; worked out when the
+  // device instance appears, so a scrape only reads values.
   struct FileMeta {
-    std::uint32_t slot = 0;
+    const FamilyDesc* family = nullptr;
     bool exported = true;
     bool gauge = false;
-    int width = 64;         // wrap (hw) or saturation (PMA) width
-    double multiplier = 1;  // 4 for PMA data counters
-    WrapState wrap;         // hw counters narrower than 64 bits
+    int width = 64;                // wrap (hw) or saturation (PMA) width
+    double multiplier = 1;         // 4 for PMA data counters
+    WrapState wrap;                // hw counters narrower than 64 bits
+    LabelSetPtr saturated_labels;  // device, port, counter (PMA)
   };
   struct DirMeta {
     std::vector<FileMeta> files;
   };
   struct PortMeta {
     DirMeta counters, counters_ext, hw;
-    std::string port_label;
+    LabelSetPtr info_labels;  // device, port, link_layer, netdev
   };
   struct DeviceMeta {
     std::uint64_t instance = 0;
+    const host::Device* model = nullptr;
+    LabelSetPtr info_labels;
     DirMeta hw;
     std::vector<PortMeta> ports;
   };
 
-  std::uint32_t SlotFor(std::string_view name, std::string_view help,
-                        prometheus::MetricType type);
-  void Add(std::uint32_t slot, Labels labels, double value);
   DeviceMeta BuildMeta(const DeviceSnapshot& dev);
   void BuildHwMeta(const DeviceSnapshot& dev, const CounterDir& dir,
                    DirMeta& meta);
   void BuildPmaMeta(const PortSnapshot& port, PortMeta& meta);
+  static void LabelMeta(const DeviceSnapshot& dev, DeviceMeta& meta);
   void EmitDevice(const DeviceSnapshot& dev, DeviceMeta& meta, bool port_state,
-                  bool hw_counters);
-  void EmitHw(const CounterDir& dir, DirMeta& meta, const Labels& base);
-  void EmitPma(const CounterDir& dir, const DirMeta& meta, const Labels& base);
+                  bool hw_counters, MetricSet& out);
+  void EmitHw(const CounterDir& dir, DirMeta& meta, const LabelSetPtr& base,
+              MetricSet& out);
+  void EmitPma(const CounterDir& dir, const DirMeta& meta,
+               const LabelSetPtr& base, MetricSet& out);
 
   SysfsSource source_;
   CollectorOptions options_;
-  std::vector<Slot> slots_;
-  std::unordered_map<std::string, std::uint32_t> slot_index_;
   std::unordered_map<std::string, DeviceMeta> meta_;
-  std::uint32_t device_info_, port_info_, port_state_, port_phys_state_,
-      port_rate_, port_lid_, saturated_, lifespan_;
 };
 
 }  // namespace sysfs

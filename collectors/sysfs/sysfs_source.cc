@@ -16,7 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "collectors/sysfs/sysfs_parse.h"
+#include "collectors/common/dir_fd.h"
+#include "collectors/model/sysfs_parse.h"
 
 namespace rnic::sysfs {
 namespace {
@@ -24,43 +25,12 @@ namespace {
 // Attribute values are short; counters are at most 20 digits.
 constexpr std::size_t kValueBuf = 256;
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-  [[nodiscard]] bool ok() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
+using rnic::Fd;
+using rnic::ListDir;
 
 int OpenDirAt(int parent, const char* rel, bool listable) {
   const int flags = O_DIRECTORY | O_CLOEXEC | (listable ? O_RDONLY : O_PATH);
   return ::openat(parent, rel, flags);
-}
-
-// Calls fn(name, d_type) for every entry but "." and "..". getdents64 into a
-// stack buffer: no DIR* allocation.
-template <typename F>
-bool ListDir(int dirfd, F&& fn) {
-  alignas(8) char buf[8192];
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
-    if (n < 0) return false;
-    if (n == 0) return true;
-    for (long off = 0; off < n;) {
-      const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
-      off += d->d_reclen;
-      const std::string_view name(d->d_name);
-      if (name == "." || name == "..") continue;
-      fn(name, d->d_type);
-    }
-  }
 }
 
 enum class Failure { kRemember, kTransient, kVanished };
@@ -82,12 +52,6 @@ Failure Classify(int err) {
     default:
       return Failure::kTransient;
   }
-}
-
-std::string_view Basename(std::string_view path) {
-  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  const auto slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // Joins "a/b" into a stack buffer; false if it does not fit.
@@ -124,7 +88,6 @@ const char* ReasonText(Unreadable u, int err) {
 // Port attributes whose read failures are logged once (bits of
 // PortSnapshot::logged_attrs).
 enum AttrBit : std::uint8_t {
-  kAttrLinkLayer = 1,
   kAttrState = 2,
   kAttrPhysState = 4,
   kAttrRate = 8,
@@ -210,10 +173,16 @@ long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
   return result;
 }
 
-SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read)
+SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read,
+                         std::shared_ptr<host::HostModel> model)
     : root_(std::move(sysfs_root)),
       class_dir_(root_ + "/class/infiniband"),
-      read_(std::move(read)) {
+      read_(std::move(read)),
+      model_(std::move(model)) {
+  if (!model_) {
+    model_ = std::make_shared<host::HostModel>(host::HostModel::Options{root_});
+    own_model_ = true;
+  }
   (void)CachedFdBudget();  // raise RLIMIT_NOFILE early, once
 }
 
@@ -281,27 +250,18 @@ std::string SysfsSource::PathOf(std::string_view dir,
 Status SysfsSource::Read(const ReadOptions& options,
                          const DevicePredicate& accept) {
   current_.clear();
-  Fd classfd(OpenDirAt(AT_FDCWD, class_dir_.c_str(), /*listable=*/true));
-  if (!classfd.ok()) {
-    const int err = errno;
-    cache_.clear();
-    if (err == ENOENT) return Status::Ok();  // no RDMA devices on this host
-    return Error::FromErrno("opening " + class_dir_, err);
-  }
-  names_.clear();
-  if (!ListDir(classfd.get(), [&](std::string_view name, unsigned char) {
-        names_.emplace_back(name);
-      })) {
-    return Error::FromErrno("listing " + class_dir_, errno);
-  }
-  std::sort(names_.begin(), names_.end());
-
+  const auto snap = own_model_ ? model_->Refresh() : model_->Current();
   std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> next;
-  next.reserve(names_.size());
-  for (const std::string& name : names_) {
+  next.reserve(snap->devices.size());
+  Fd classfd(OpenDirAt(AT_FDCWD, class_dir_.c_str(), /*listable=*/false));
+  if (!classfd.ok()) {
+    cache_.clear();
+    return Status::Ok();  // no RDMA devices (or none left) on this host
+  }
+  for (const auto& mdev : snap->devices) {
+    if (!mdev->in_sysfs) continue;
+    const std::string& name = mdev->name;
     if (accept && !accept(name)) continue;
-    struct stat st {};
-    if (::fstatat(classfd.get(), name.c_str(), &st, 0) != 0) continue;
     LazyDir devdir(nullptr, classfd.get(), name.c_str());
 
     std::unique_ptr<DeviceSnapshot> dev;
@@ -309,20 +269,26 @@ Status SysfsSource::Read(const ReadOptions& options,
       dev = std::move(it->second);
       cache_.erase(it);
     }
-    const bool same = dev && !dev->stale && dev->st_dev == st.st_dev &&
-                      dev->st_ino == st.st_ino &&
-                      dev->st_ctim.tv_sec == st.st_ctim.tv_sec &&
-                      dev->st_ctim.tv_nsec == st.st_ctim.tv_nsec;
-    if (!same) {
+    if (!dev || dev->stale || dev->model_instance != mdev->instance ||
+        dev->ports.size() != mdev->ports.size()) {
+      // New device, a new registration of it, or its files changed under
+      // us: list its counter directories again.
+      if (dev && dev->stale) model_->Invalidate(name);
       dev = std::make_unique<DeviceSnapshot>();
       dev->name = name;
       dev->instance = next_instance_++;
-      dev->st_dev = st.st_dev;
-      dev->st_ino = st.st_ino;
-      dev->st_ctim = st.st_ctim;
+      dev->model_instance = mdev->instance;
+      dev->model = mdev;
       const int devfd = devdir.get();
-      if (devfd < 0) continue;  // vanished between listing and open
-      if (!Rebuild(*dev, devfd)) continue;
+      if (devfd < 0) continue;  // vanished since the model looked
+      Rebuild(*dev, devfd);
+    }
+    if (dev->model != mdev) {
+      // Same registration, facts looked at again (a netdev renamed).
+      dev->model = mdev;
+      for (std::size_t i = 0; i < dev->ports.size(); ++i) {
+        dev->ports[i].model = &mdev->ports[i];
+      }
     }
     ReadDevice(*dev, devdir, options);
     current_.push_back(dev.get());
@@ -359,83 +325,18 @@ void ListCounterDir(int parentfd, const char* sub, bool hw, CounterDir& out) {
 
 }  // namespace
 
-bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
-  char buf[kValueBuf];
-  auto read_string = [&](const char* name, std::string& out) {
-    out.clear();
-    const long n = Read(devfd, dev.name, name, buf, sizeof(buf));
-    if (n > 0) out.assign(TrimValue(std::string_view(buf, n)));
-    return n >= 0;
-  };
-
-  std::string node_type;
-  read_string("node_type", node_type);
-  if (auto nn = ParseNumberedName(node_type)) {
-    dev.node_type = std::string(nn->name);
-  } else {
-    dev.node_type = node_type;
-  }
-  read_string("fw_ver", dev.fw_ver);
-  read_string("board_id", dev.board_id);
-  read_string("hca_type", dev.hca_type);
-  read_string("node_guid", dev.node_guid);
-  read_string("sys_image_guid", dev.sys_image_guid);
-  read_string("parent", dev.parent);
-
-  // The parent device: device -> ../../../0000:3b:00.0 for PCI functions; an
-  // auxiliary or platform device otherwise, whose PCI ancestor we look for.
-  char link[PATH_MAX];
-  const ssize_t ln = ::readlinkat(devfd, "device", link, sizeof(link) - 1);
-  if (ln > 0) {
-    const std::string_view target(link, static_cast<std::size_t>(ln));
-    if (IsPciAddress(Basename(target))) {
-      dev.pci_address = std::string(Basename(target));
-    } else {
-      const std::string path = PathOf(dev.name, "device");
-      if (char* real = ::realpath(path.c_str(), nullptr)) {
-        std::string_view rest(real);
-        while (!rest.empty()) {
-          const std::string_view base = Basename(rest);
-          if (IsPciAddress(base)) {
-            dev.pci_address = std::string(base);
-            break;
-          }
-          const auto slash = rest.rfind('/');
-          if (slash == std::string_view::npos) break;
-          rest = rest.substr(0, slash);
-        }
-        std::free(real);
-      }
-    }
-    const ssize_t dn =
-        ::readlinkat(devfd, "device/driver", link, sizeof(link) - 1);
-    if (dn > 0) {
-      dev.driver = std::string(
-          Basename(std::string_view(link, static_cast<std::size_t>(dn))));
-    }
-    read_string("device/numa_node", dev.numa_node);
-  }
-
+void SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
   ListCounterDir(devfd, "hw_counters", /*hw=*/true, dev.hw_counters);
 
-  Fd portsfd(OpenDirAt(devfd, "ports", /*listable=*/true));
-  if (portsfd.ok()) {
-    ListDir(portsfd.get(), [&](std::string_view name, unsigned char) {
-      std::uint32_t num = 0;
-      auto [ptr, ec] =
-          std::from_chars(name.data(), name.data() + name.size(), num);
-      if (ec != std::errc() || ptr != name.data() + name.size()) return;
-      PortSnapshot p;
-      p.number = num;
-      p.dir = "ports/" + std::string(name);
-      p.path = dev.name + "/" + p.dir;
-      dev.ports.push_back(std::move(p));
-    });
+  dev.ports.resize(dev.model->ports.size());
+  for (std::size_t i = 0; i < dev.ports.size(); ++i) {
+    const host::Port& mp = dev.model->ports[i];
+    PortSnapshot& p = dev.ports[i];
+    p.number = mp.number;
+    p.model = &mp;
+    p.dir = mp.dir;
+    p.path = dev.name + "/" + p.dir;
   }
-  std::sort(dev.ports.begin(), dev.ports.end(),
-            [](const PortSnapshot& a, const PortSnapshot& b) {
-              return a.number < b.number;
-            });
   for (PortSnapshot& p : dev.ports) {
     Fd portfd(OpenDirAt(devfd, p.dir.c_str(), /*listable=*/false));
     if (!portfd.ok()) continue;
@@ -443,9 +344,6 @@ bool SysfsSource::Rebuild(DeviceSnapshot& dev, int devfd) {
     ListCounterDir(portfd.get(), "counters_ext", false, p.counters_ext);
     ListCounterDir(portfd.get(), "hw_counters", true, p.hw_counters);
   }
-  spdlog::debug("sysfs: {}: {} port(s), driver \"{}\", pci \"{}\"", dev.name,
-                dev.ports.size(), dev.driver, dev.pci_address);
-  return true;
 }
 
 void SysfsSource::ReadDevice(DeviceSnapshot& dev, LazyDir& devdir,
@@ -477,21 +375,19 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port,
     return {};
   };
 
-  port.link_layer.assign(
-      read_attr("link_layer", kAttrLinkLayer, port.attr_fds[0]));
   port.state.reset();
   port.phys_state.reset();
   if (options.port_state) {
     if (auto nn = ParseNumberedName(
-            read_attr("state", kAttrState, port.attr_fds[1]))) {
+            read_attr("state", kAttrState, port.attr_fds[0]))) {
       port.state = nn->number;
     }
     if (auto nn = ParseNumberedName(
-            read_attr("phys_state", kAttrPhysState, port.attr_fds[2]))) {
+            read_attr("phys_state", kAttrPhysState, port.attr_fds[1]))) {
       port.phys_state = nn->number;
     }
   }
-  const std::string_view rate = read_attr("rate", kAttrRate, port.attr_fds[3]);
+  const std::string_view rate = read_attr("rate", kAttrRate, port.attr_fds[2]);
   port.rate_bytes_per_second = ParseRateBytesPerSecond(rate);
   if (!rate.empty() && !port.rate_bytes_per_second &&
       !(port.logged_attrs & kAttrRate)) {
@@ -500,52 +396,13 @@ void SysfsSource::ReadPort(DeviceSnapshot& dev, PortSnapshot& port,
                  PathOf(port.path, "rate"), rate);
   }
   port.lid.reset();
-  if (port.link_layer != "Ethernet") {
+  if (port.model->link_layer != "Ethernet") {
     if (auto lid =
-            ParseHexOrDecimal(read_attr("lid", kAttrLid, port.attr_fds[4]));
+            ParseHexOrDecimal(read_attr("lid", kAttrLid, port.attr_fds[3]));
         lid && *lid != 0) {
       port.lid = *lid;
     }
   }
-
-  // Netdev: first non-empty gid_attrs/ndevs/N (RoCE, iWARP), else the
-  // device's "parent" (rxe, siw). Empty GID entries fail with EINVAL by
-  // design, so these reads are not logged.
-  port.netdev.clear();
-  if (port.link_layer != "InfiniBand" && port.ndev_backoff > 0) {
-    --port.ndev_backoff;
-  } else if (port.link_layer != "InfiniBand") {
-    for (int i = 0; i < 8 && port.netdev.empty(); ++i) {
-      const int idx = (port.ndev_hint + i) % 8;
-      char rel[32];
-      auto [end, ec] = std::to_chars(rel, rel + 20, idx);
-      (void)ec;
-      char name[48] = "gid_attrs/ndevs/";
-      std::memcpy(name + 16, rel, static_cast<std::size_t>(end - rel));
-      name[16 + (end - rel)] = '\0';
-      // Only the entry that named the netdev last time stays open.
-      CachedFd scratch;
-      CachedFd& cached = idx == port.ndev_hint ? port.attr_fds[5] : scratch;
-      const long n =
-          ReadCached(cached, portdir, port.path, name, buf, sizeof(buf));
-      if (n > 0) {
-        const std::string_view v = TrimValue(std::string_view(buf, n));
-        if (!v.empty()) {
-          port.netdev.assign(v);
-          if (idx != port.ndev_hint) {
-            port.attr_fds[5] = std::move(scratch);
-            port.ndev_hint = idx;
-          }
-        }
-      } else if (n == -ENOENT && idx == 0) {
-        break;  // no gid_attrs at all
-      }
-    }
-    // Nothing in the first entries (e.g. EFA: GIDs without a netdev):
-    // rescan only every 16th scrape instead of paying 8 failed reads each.
-    if (port.netdev.empty()) port.ndev_backoff = 15;
-  }
-  if (port.netdev.empty()) port.netdev = dev.parent;
 
   ReadCounterDir(dev, port.path, portdir, "counters", port.counters, true);
   ReadCounterDir(dev, port.path, portdir, "counters_ext", port.counters_ext,

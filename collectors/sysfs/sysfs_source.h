@@ -1,17 +1,18 @@
-// SysfsSource: reads /sys/class/infiniband into plain structs. Knows nothing
-// of Prometheus.
+// SysfsSource: reads the values under /sys/class/infiniband into plain
+// structs. Knows nothing of Prometheus. Which devices and ports exist, and
+// what they sit on, comes from the host model (collectors/model): this
+// source reads only what changes between scrapes.
 //
-// Cost model: per scrape one directory listing of class/infiniband, then per
-// device one fstatat (its identity), and one pread() per attribute or
-// counter file; directories are opened only when a file must be opened. Files
-// stay open across scrapes: a read at offset 0 makes sysfs call the attribute's
-// show() again, so one pread() replaces open/read/close (3 syscalls, and a
-// kernfs buffer allocation). The number of descriptors kept is bounded (see
-// CachedFd); beyond it files are opened per read. sysfs has no batch read; RDMA
-// netlink is the batched path. Directory listings of a device (ports,
-// counters/, counters_ext/, hw_counters/) and its static attributes (GUIDs,
-// firmware, driver, PCI address, NUMA node) are cached per device *instance*:
-// the instance is the inode and ctime of the device directory, which the kernel
+// Cost model: per scrape one pread() per attribute or counter file; directories
+// are opened only when a file must be opened. Files stay open across scrapes: a
+// read at offset 0 makes sysfs call the attribute's show() again, so one
+// pread() replaces open/read/close (3 syscalls, and a kernfs buffer
+// allocation). The number of descriptors kept is bounded (see CachedFd); beyond
+// it files are opened per read. sysfs has no batch read; RDMA netlink is the
+// batched path. Directory listings of a device (ports, counters/,
+// counters_ext/, hw_counters/) and its static attributes (GUIDs, firmware,
+// driver, PCI address, NUMA node) are cached per device *instance*: the
+// instance is the inode and ctime of the device directory, which the kernel
 // changes whenever a device is removed and registered again (also under the
 // same name), and a file that vanishes mid-scrape invalidates the cache.
 //
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "collectors/common/result.h"
+#include "collectors/model/host_model.h"
 
 namespace rnic::sysfs {
 
@@ -104,10 +106,10 @@ struct CounterDir {
 
 struct PortSnapshot {
   std::uint32_t number = 0;
+  // Link layer, netdev, labels. Valid while the owning device's model lives.
+  const host::Port* model = nullptr;
   // This scrape.
-  std::string link_layer;              // "InfiniBand", "Ethernet", "Unknown"
-  std::string netdev;                  // "" when unknown
-  std::optional<std::uint32_t> state;  // 4 = ACTIVE
+  std::optional<std::uint32_t> state;       // 4 = ACTIVE
   std::optional<std::uint32_t> phys_state;  // 5 = LinkUp
   std::optional<double> rate_bytes_per_second;
   std::optional<std::uint64_t> lid;  // only when present and non-zero
@@ -118,34 +120,22 @@ struct PortSnapshot {
   std::string dir;   // "ports/1", relative to the device directory
   std::string path;  // "mlx5_0/ports/1", relative to class/infiniband
   std::uint8_t logged_attrs = 0;
-  int ndev_hint = 0;
-  int ndev_backoff = 0;  // scrapes to wait before scanning an empty gid table
-  // link_layer, state, phys_state, rate, lid, gid_attrs/ndevs/<hint>
-  CachedFd attr_fds[6];
+  // state, phys_state, rate, lid
+  CachedFd attr_fds[4];
 };
 
 struct DeviceSnapshot {
   std::string name;
-  // Changes whenever the device is re-created; lets callers keep per-device
-  // state (wrap tracking) keyed by name and notice a new instance.
+  // Changes whenever the device is re-created, or its files were found
+  // changed; lets callers keep per-device state (wrap tracking) keyed by name
+  // and notice a new instance.
   std::uint64_t instance = 0;
-  // Static attributes, read when the instance appears.
-  std::string node_type;  // name part of node_type: "CA", "RNIC", ...
-  std::string fw_ver;
-  std::string board_id;
-  std::string hca_type;
-  std::string node_guid;
-  std::string sys_image_guid;
-  std::string driver;       // basename of device/driver
-  std::string pci_address;  // PCI address of the parent device
-  std::string numa_node;    // device/numa_node as read ("" if absent)
-  std::string parent;       // "parent" netdev of software devices (rxe, siw)
-  CounterDir hw_counters;   // device-level hw_counters/
+  // Static attributes and ports as the host model knows them.
+  std::shared_ptr<const host::Device> model;
+  CounterDir hw_counters;           // device-level hw_counters/
   std::vector<PortSnapshot> ports;  // sorted by number
   // Internal.
-  dev_t st_dev = 0;
-  ino_t st_ino = 0;
-  timespec st_ctim{};
+  std::uint64_t model_instance = 0;
   bool stale = false;
 };
 
@@ -197,16 +187,20 @@ class SysfsSource {
  public:
   // `sysfs_root` is the mount point of sysfs ("/sys", or a fixture tree).
   // Without `read`, files are read through kept-open descriptors; with it,
-  // every read goes through `read` (tests inject failures there).
-  explicit SysfsSource(std::string sysfs_root, ReadFileFn read = nullptr);
+  // every read goes through `read` (tests inject failures there). Without
+  // `model`, the source keeps a host model of its own and refreshes it in
+  // Read(); with the exporter's shared one, it reads its current snapshot.
+  explicit SysfsSource(std::string sysfs_root, ReadFileFn read = nullptr,
+                       std::shared_ptr<host::HostModel> model = nullptr);
   ~SysfsSource();
   SysfsSource(const SysfsSource&) = delete;
   SysfsSource& operator=(const SysfsSource&) = delete;
 
-  // Reads every accepted device. A missing class/infiniband is not an error
-  // (no RDMA devices); failing to list it is.
+  // Reads every accepted device of the model. A missing class/infiniband is
+  // not an error (no RDMA devices).
   [[nodiscard]] Status Read(const ReadOptions& options,
                             const DevicePredicate& accept = nullptr);
+  [[nodiscard]] host::HostModel& model() { return *model_; }
 
   // Devices of the last Read(), sorted by name; valid until the next Read().
   [[nodiscard]] const std::vector<DeviceSnapshot*>& devices() const {
@@ -216,7 +210,7 @@ class SysfsSource {
   const std::string& class_dir() const { return class_dir_; }
 
  private:
-  bool Rebuild(DeviceSnapshot& dev, int devfd);
+  void Rebuild(DeviceSnapshot& dev, int devfd);
   void ReadDevice(DeviceSnapshot& dev, LazyDir& devdir,
                   const ReadOptions& options);
   void ReadPort(DeviceSnapshot& dev, PortSnapshot& port, LazyDir& portdir,
@@ -233,9 +227,10 @@ class SysfsSource {
   std::string root_;
   std::string class_dir_;
   ReadFileFn read_;
+  std::shared_ptr<host::HostModel> model_;
+  bool own_model_ = false;
   std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> cache_;
   std::vector<DeviceSnapshot*> current_;
-  std::vector<std::string> names_;  // reused listing buffer
   std::uint64_t next_instance_ = 1;
 };
 

@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """Resident memory of rnic_exporter over many scrapes: prints RSS at
-intervals; flat means no growth after warm-up.
+intervals; flat means no growth after warm-up. Scraped the way Prometheus
+does (one kept-alive connection, gzip: the compressor's buffers count too).
 
 usage: memory_soak.py RNIC_EXPORTER [--scrapes 10000] [exporter flags...]"""
 import argparse
 import subprocess
-import time
-import urllib.request
 
-from proc_util import free_port, rss_kib
+from proc_util import Scraper, free_port, rss_kib
 
 
 def main():
@@ -20,24 +19,19 @@ def main():
     port = free_port()
     proc = subprocess.Popen([a.exporter, "--web.listen-address=127.0.0.1:%d" % port] + a.flags,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = "http://127.0.0.1:%d/metrics" % port
     try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(url, timeout=1).read()
-                break
-            except Exception:
-                time.sleep(0.05)
+        scraper = Scraper(port, proc)
         samples = []
         step = max(a.scrapes // 10, 1)
         for i in range(1, a.scrapes + 1):
-            urllib.request.urlopen(url).read()
+            scraper.get()
             if i % step == 0 or i == 100:
                 samples.append((i, rss_kib(proc.pid)))
                 print("scrape %6d  rss %6d KiB" % samples[-1], flush=True)
         after_warmup = [r for i, r in samples if i >= 1000] or [samples[-1][1]]
         print("max rss %.2f MiB; growth after 1000 scrapes: %d KiB"
               % (max(r for _, r in samples) / 1024, max(after_warmup) - min(after_warmup)))
+        scraper.close()
     finally:
         proc.terminate()
         proc.wait()

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "collectors/sysfs/sysfs_collector.h"
-#include "collectors/sysfs/sysfs_parse.h"
+#include "collectors/model/sysfs_parse.h"
 
 namespace {
 

@@ -18,10 +18,11 @@ PromQL validity (target-promql-rule, template-label-promql-rule):
   file that `promtool check rules` must accept.
 Metric names:
   every metric a dashboard query or a rule expression reads must be
-  recorded by dashboards/rules/*.yaml or documented by a collector
-  (MetricDoc names in collectors/ and exporter/ sources, the README metrics
-  table, or the table `rnic_metric_docs` prints). Placeholders such as rnic_hw_<counter>_total match any
-  name of that shape; histogram families also allow _bucket/_sum/_count.
+  recorded by dashboards/rules/*.yaml or declared: the FamilyDesc names
+  `rnic_metric_docs --names` prints (--metric-docs-bin; every collector's
+  spec.families and the exporter's own), or a row of the README metrics
+  table. Placeholders such as rnic_hw_<counter>_total match any name of that
+  shape; histogram families also allow _bucket/_sum/_count.
 
 Python standard library only. Exit status 0 = clean, 1 = findings.
 """
@@ -260,27 +261,26 @@ def read_rule_exprs(path):
 
 # ---------------------------------------------------------- documented names
 
-DOC_LITERAL_RE = re.compile(r'"(rnic_[A-Za-z0-9_<>]+)"')
 README_ROW_RE = re.compile(r"^\|\s*`(rnic_[A-Za-z0-9_<>]+)`", re.M)
 
 
-def documented_names(repo):
-    """Metric names documented by collectors (MetricDoc) and the README."""
-    names = set()
-    sources = []
-    for sub in ("collectors", "exporter"):
-        for ext in ("cc", "h"):
-            sources += glob.glob(os.path.join(repo, sub, "**", "*." + ext),
-                                 recursive=True)
-    for path in sources:
-        text = open(path, encoding="utf-8", errors="replace").read()
-        for m in DOC_LITERAL_RE.finditer(text):
-            if not m.group(1).endswith("_"):  # name prefixes, not names
-                names.add(m.group(1))
+def readme_names(repo):
+    """Metric names in the rows of the README metrics table."""
     readme = os.path.join(repo, "README.md")
-    if os.path.exists(readme):
-        names |= set(README_ROW_RE.findall(open(readme, encoding="utf-8").read()))
-    return names
+    if not os.path.exists(readme):
+        return set()
+    return set(README_ROW_RE.findall(open(readme, encoding="utf-8").read()))
+
+
+def declared_names(docs_bin):
+    """Every declared family name, one a line from `rnic_metric_docs --names`
+    (templates keep their <placeholder>). Raises on a failing binary."""
+    proc = subprocess.run([docs_bin, "--names"], capture_output=True,
+                          text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{docs_bin} --names exited {proc.returncode}: "
+                           f"{proc.stderr.strip()}")
+    return {line.strip() for line in proc.stdout.splitlines() if line.strip()}
 
 
 def read_pending(path):
@@ -502,15 +502,12 @@ def main():
     ap.add_argument("--repo", default=default_repo, help="repository root")
     ap.add_argument("--promtool", default=shutil.which("promtool") or "promtool")
     ap.add_argument("--require-docs", action="store_true",
-                    help="fail (not skip) the metric-name check when no "
-                         "collector documents any metric")
-    ap.add_argument("--docs-from", action="append", default=[],
-                    metavar="DIR",
-                    help="also read MetricDoc names from this source tree "
-                         "(e.g. another branch's worktree); repeatable")
+                    help="fail (not skip) the metric-name check when the "
+                         "declared names are unavailable (no or a failing "
+                         "--metric-docs-bin)")
     ap.add_argument("--metric-docs-bin", metavar="PATH",
-                    help="rnic_metric_docs binary: its table of every "
-                         "compiled-in collector's MetricDocs is read too")
+                    help="rnic_metric_docs binary: `--names` lists every "
+                         "declared metric family")
     ap.add_argument("--pending", default=os.path.join(here, "pending_metrics.txt"),
                     help="names documented by collectors on branches not yet "
                          "merged (accepted; reported once documented here)")
@@ -561,16 +558,21 @@ def main():
                 recorded.add(name)
             rule_exprs.append((f"{os.path.relpath(path, args.repo)} {kind} {name}",
                                expr))
-    docs = documented_names(args.repo)
-    for extra in args.docs_from:
-        docs |= documented_names(extra)
+    declared = set()
     if args.metric_docs_bin:
-        table = subprocess.run([args.metric_docs_bin], capture_output=True,
-                               text=True, check=True).stdout
-        docs |= set(README_ROW_RE.findall(table))
+        try:
+            declared = declared_names(args.metric_docs_bin)
+        except (OSError, RuntimeError) as e:
+            findings.add("rnic_metric_docs", "metric-documented", str(e))
+    if not declared and args.require_docs:
+        findings.add("rnic_metric_docs", "metric-documented",
+                     "no declared metric names (pass --metric-docs-bin "
+                     "<build>/exporter/rnic_metric_docs)")
+    docs = declared | readme_names(args.repo)
     print(f"lint: {len(files)} dashboards, {len(exprs)} queries, "
           f"{len(rule_exprs)} rule expressions, {len(recorded)} recorded "
-          f"names, {len(docs)} documented metric names")
+          f"names, {len(declared)} declared and {len(docs)} documented "
+          "metric names")
     pending = read_pending(args.pending)
     if docs:
         known = name_matcher(docs, recorded)
@@ -600,14 +602,12 @@ def main():
                   "delete them from it: " + ", ".join(stale))
         for m, where in sorted(unknown.items()):
             findings.add(where, "metric-documented",
-                         f"{m} is neither recorded by a rule nor documented "
-                         "by a collector")
-    elif args.require_docs:
-        findings.add("collectors", "metric-documented",
-                     "no MetricDoc names found in collectors/ or README.md")
-    else:
-        print("lint: SKIP metric-name check: no collector documents any "
-              "metric yet (use --require-docs to fail instead)")
+                         f"{m} is neither recorded by a rule nor declared "
+                         "(rnic_metric_docs --names, README table)")
+    elif not args.require_docs:
+        print("lint: SKIP metric-name check: no --metric-docs-bin and no "
+              "README table "
+              "(use --require-docs to fail instead)")
 
     for item in findings.items:
         print(item)

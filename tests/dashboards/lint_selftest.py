@@ -2,9 +2,12 @@
 """Proves lint_dashboards.py fails where it should.
 
 Runs the linter on testdata/bad_dashboard.json, which breaks one rule per
-panel/variable on purpose, and expects every one of those rules reported;
-names documented in testdata/fakerepo (a stand-in collector source) must
-pass.
+panel/variable on purpose, and expects every one of those rules reported.
+Declared names come from testdata/fake_metric_docs (a stand-in for
+`rnic_metric_docs --names`) and the README table of testdata/fakerepo; they
+must pass, while an undeclared metric in a dashboard or in a rule of
+fakerepo/dashboards/rules must be reported. Without (or with a failing)
+docs binary, --require-docs must fail.
 """
 import os
 import subprocess
@@ -13,8 +16,10 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINT = os.path.join(HERE, "lint_dashboards.py")
 BAD = os.path.join(HERE, "testdata", "bad_dashboard.json")
-# A repository whose only collector documents a few metrics.
+# A repository with a README metrics table and one rule file.
 FAKE_REPO = os.path.join(HERE, "testdata", "fakerepo")
+FAKE_DOCS = os.path.join(HERE, "testdata", "fake_metric_docs")
+FAILING_DOCS = os.path.join(HERE, "testdata", "failing_metric_docs")
 
 EXPECTED = [
     "[dashboard-id]",
@@ -37,13 +42,19 @@ EXPECTED = [
     "[target-promql-rule]",
     "[panel-no-targets-rule]",
     "[metric-documented] rnic_not_a_documented_metric",
+    "[metric-documented] rnic_fake_undeclared_in_rule",
 ]
 
 
+def run(docs_bin):
+    args = [sys.executable, LINT, "--require-docs", "--repo", FAKE_REPO]
+    if docs_bin:
+        args += ["--metric-docs-bin", docs_bin]
+    return subprocess.run(args + [BAD], capture_output=True, text=True)
+
+
 def main():
-    proc = subprocess.run([sys.executable, LINT, "--require-docs",
-                           "--repo", FAKE_REPO, BAD],
-                          capture_output=True, text=True)
+    proc = run(FAKE_DOCS)
     out = proc.stdout + proc.stderr
     missing = [e for e in EXPECTED if e not in out]
     ok = True
@@ -55,11 +66,21 @@ def main():
         ok = False
     # Documented names, a placeholder match and a histogram's _bucket series
     # must not be reported.
-    for name in ("rnic_port_state ", "rnic_port_transmit_data_bytes_total ",
+    for name in ("rnic_port_state ", "rnic_port_data_transmitted_bytes_total ",
                  "rnic_hw_some_driver_counter_total",
+                 "rnic_fake_rule_input_total", "rnic_fake_readme_only",
                  "rnic_fake_latency_seconds_bucket", "[panel-id] duplicate id 4"):
         if name in out:
             print(f"selftest: linter wrongly reported {name.strip()}")
+            ok = False
+    # Declared names unavailable: --require-docs must fail, naming why.
+    for docs_bin, why in ((None, "no declared metric names"),
+                          (FAILING_DOCS, "--names exited 3")):
+        p = run(docs_bin)
+        if p.returncode == 0 or why not in p.stdout:
+            print(f"selftest: docs binary {docs_bin}: expected a failure "
+                  f"saying '{why}'")
+            out += p.stdout + p.stderr
             ok = False
     if not ok:
         print(out)

@@ -93,6 +93,25 @@ class StartupErrorTest(unittest.TestCase):
         self.assert_fails_naming(["--web.listen-address=[::1]:0"], "IPv6")
         self.assert_fails_naming(["--web.listen-address=127.0.0.1:99999"], "bad port")
 
+    def test_bad_collector_option_values_stop_startup(self):
+        # Each value is checked against its option's type at start-up, also for
+        # a disabled collector; the message names the flag, the value and the
+        # accepted form, and nothing is served.
+        cases = [
+            (["--collector.netlink_stat.qp-counters=maybe"],
+             "--collector.netlink_stat.qp-counters=maybe: not a boolean (true/false)"),
+            (["--no-collector.netlink_resource", "--collector.netlink_resource.max-comms", "-3"],
+             "--collector.netlink_resource.max-comms=-3: not an integer >= 0"),
+            (["--collector.sysfs.device-include=mlx5_(["],
+             "--collector.sysfs.device-include=mlx5_([: not a valid regular expression"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                p = run_binary(BASE_ARGS + ["--web.listen-address=127.0.0.1:0"] + args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn("rnic_exporter: error: " + message, p.stderr)
+                self.assertNotIn("listening", p.stderr)
+
     def test_bad_config_file_stops_startup(self):
         with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
             f.write("not_a_collector:\n  x: 1\n")

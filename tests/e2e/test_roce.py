@@ -84,7 +84,7 @@ class RoceFixtureTest(unittest.TestCase):
         # Soft-RoCE on virtio-net: no PFC counters exist, none are made up.
         rxe = {n for n, l, v in s if l.get("device") == "rxe0"}
         self.assertEqual(rxe, {"rnic_netdev_mtu_bytes", "rnic_roce_mtu_4096_capable"})
-        self.assertEqual(log.count("what=dcb/eth0"), 1, log)
+        self.assertEqual(log.count("key=dcb/eth0"), 1, log)
         self.assertNotIn("level=error", log)
 
 
@@ -144,9 +144,9 @@ class RoceRealKernelTest(unittest.TestCase):
         # Real veth statistics hold no PFC names; real dcbnl says EOPNOTSUPP.
         self.assertEqual(roce_families(s), {"rnic_netdev_mtu_bytes", "rnic_roce_mtu_4096_capable"})
         self.assertEqual(value(s, "rnic_roce_mtu_4096_capable", netdev="va"), 1)
-        self.assertIn('what=ethtool/lo err="lo has no ethtool statistics: Operation not supported"', log)
-        self.assertEqual(log.count("what=dcb/va"), 2, log)  # EOPNOTSUPP, then ENODEV
-        self.assertEqual(log.count("what=ethtool/va"), 1, log)  # ENODEV once
+        self.assertIn('key=ethtool/lo err="lo has no ethtool statistics: Operation not supported"', log)
+        self.assertEqual(log.count("key=dcb/va"), 2, log)  # EOPNOTSUPP, then ENODEV
+        self.assertEqual(log.count("key=ethtool/va"), 1, log)  # ENODEV once
         self.assertIn("No such device", log)
         a = parse_samples(after)
         self.assertEqual(value(a, "rnic_scrape_collector_success", collector="roce"), 1)

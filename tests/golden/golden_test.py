@@ -56,7 +56,7 @@ def main():
     for fam in sorted(families):
         base = re.sub(r"_(bucket|sum|count)$", "", fam)
         if not any(p.match(fam) or p.match(base) for p in pats):
-            print("family %s is not in any collector's MetricDoc list" % fam)
+            print("family %s is not declared by any collector (rnic_metric_docs)" % fam)
             failures += 1
     for name, labels, value in parse_samples(text):
         if name == "rnic_scrape_collector_success" and value != 1:

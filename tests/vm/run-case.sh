@@ -24,6 +24,7 @@ VMS=1                 # 1, or 2 for a server/client pair
 TIMEOUT=180           # hard limit for the whole case, seconds
 NIC_SPEED=25000       # virtio-net speed= in Mb/s: becomes rxe0's port rate
 RULES=""              # Prometheus rule files, relative to the repository root
+RULES_TIME_SCALE=""   # if set, RULES are loaded with every duration divided by it
 [ -f "$CASE_DIR/case.conf" ] && . "$CASE_DIR/case.conf"
 TIMEOUT=${RNIC_VM_TIMEOUT:-$TIMEOUT}
 NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
@@ -166,6 +167,11 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
     case $r in /*) ;; *) r=$REPO_DIR/$r ;; esac
     for f in $r; do
       [ -f "$f" ] || die "rule file $f (RULES in case.conf) not found"
+      if [ -n "$RULES_TIME_SCALE" ]; then
+        # The shipped rules with time compressed (tests/vm/host/scale_rules.py).
+        f=$(python3 "$VM_DIR/host/scale_rules.py" "$RULES_TIME_SCALE" \
+          "$RUN/prometheus/rules" "$f") || die "cannot scale rule file $f"
+      fi
       echo "  - '$f'"
     done
   done

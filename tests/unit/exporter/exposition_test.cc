@@ -134,7 +134,9 @@ TEST(ExpositionTest, HistogramBucketsSumCount) {
 
 TEST(ExpositionTest, EmptyFamiliesAreLeftOut) {
   MetricSet set;
-  set.Family("rnic_empty", "e", prometheus::MetricType::Gauge);
+  EXPECT_EQ(Text(set), "");
+  MetricSet other;
+  set.Merge(std::move(other));
   EXPECT_EQ(Text(set), "");
 }
 

@@ -9,46 +9,57 @@ std::vector<CollectorSpec> Specs() {
   CollectorSpec a;
   a.name = "alpha";
   a.default_enabled = true;
-  a.options = {{"device-include", "regex", ""}, {"depth", "d", "7"}};
+  a.options = {RegexOption("device-include", "regex"),
+               IntOption("depth", "d", 7, 0, 100)};
   CollectorSpec b;
   b.name = "beta";
   b.default_enabled = false;
+  b.options = {BoolOption("deep", "go deep", false)};
   return {a, b};
 }
 
-Result<Options> Parse(std::vector<std::string> args) { return ParseFlags(args, Specs()); }
+Result<Options> Parse(std::vector<std::string> args) {
+  return ParseFlags(args, Specs());
+}
 
 TEST(FlagsTest, Defaults) {
   auto o = Parse({});
   ASSERT_TRUE(o.ok());
-  EXPECT_EQ(o->listen_addresses, std::vector<std::string>{":" + std::to_string(kDefaultPort)});
+  EXPECT_EQ(o->listen_addresses,
+            std::vector<std::string>{":" + std::to_string(kDefaultPort)});
   EXPECT_EQ(o->telemetry_path, "/metrics");
   EXPECT_EQ(o->max_requests, 40);
   EXPECT_EQ(o->paths.sysfs, "/sys");
   EXPECT_TRUE(o->collectors.at("alpha"));
   EXPECT_FALSE(o->collectors.at("beta"));
-  EXPECT_EQ(o->collector_options.at("alpha").at("depth"), "7");
+  EXPECT_EQ(o->collector_options.at("alpha").Int("depth"), 7);
+  EXPECT_TRUE(o->collector_options.at("alpha").Regex("device-include").empty());
+  EXPECT_FALSE(o->collector_options.at("beta").Bool("deep"));
 }
 
 TEST(FlagsTest, CollectorSwitchesAndOptions) {
   auto o = Parse({"--collector.disable-defaults", "--collector.beta",
-                  "--collector.alpha.depth=9", "--collector.alpha.device-include", "mlx.*"});
+                  "--collector.alpha.depth=9",
+                  "--collector.alpha.device-include", "mlx.*"});
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_FALSE(o->collectors.at("alpha"));
   EXPECT_TRUE(o->collectors.at("beta"));
-  EXPECT_EQ(o->collector_options.at("alpha").at("depth"), "9");
-  EXPECT_EQ(o->collector_options.at("alpha").at("device-include"), "mlx.*");
+  EXPECT_EQ(o->collector_options.at("alpha").Int("depth"), 9);
+  EXPECT_TRUE(o->collector_options.at("alpha")
+                  .Regex("device-include")
+                  .Search("mlx5_0"));
   o = Parse({"--no-collector.alpha"});
   ASSERT_TRUE(o.ok());
   EXPECT_FALSE(o->collectors.at("alpha"));
 }
 
 TEST(FlagsTest, RepeatableListenAddressAndValues) {
-  auto o = Parse({"--web.listen-address=127.0.0.1:1", "--web.listen-address", ":2",
-                  "--path.sysfs=/x", "--log.format", "json", "--web.max-requests=3",
-                  "--web.telemetry-path=/m"});
+  auto o = Parse({"--web.listen-address=127.0.0.1:1", "--web.listen-address",
+                  ":2", "--path.sysfs=/x", "--log.format", "json",
+                  "--web.max-requests=3", "--web.telemetry-path=/m"});
   ASSERT_TRUE(o.ok()) << o.error().message;
-  EXPECT_EQ(o->listen_addresses, (std::vector<std::string>{"127.0.0.1:1", ":2"}));
+  EXPECT_EQ(o->listen_addresses,
+            (std::vector<std::string>{"127.0.0.1:1", ":2"}));
   EXPECT_EQ(o->paths.sysfs, "/x");
   EXPECT_EQ(o->log_format, "json");
   EXPECT_EQ(o->max_requests, 3);
@@ -72,11 +83,21 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
       {{"--collector.alpha=maybe"}, "--collector.alpha"},
       {{"positional"}, "positional"},
       {{"--web.timeout-offset=-1"}, "--web.timeout-offset"},
+      {{"--collector.alpha.depth=deep"},
+       "--collector.alpha.depth=deep: not an integer 0..100"},
+      {{"--collector.alpha.depth", "101"}, "--collector.alpha.depth=101"},
+      {{"--collector.alpha.device-include=mlx5_(["},
+       "--collector.alpha.device-include=mlx5_(["},
+      // A disabled collector's options are checked too.
+      {{"--collector.beta.deep=maybe"},
+       "--collector.beta.deep=maybe: not a boolean (true/false)"},
+      {{"--collector.alpha.depth"}, "--collector.alpha.depth"},
   };
   for (const auto& c : cases) {
     auto o = Parse(c.args);
     ASSERT_FALSE(o.ok()) << c.args[0];
-    EXPECT_NE(o.error().message.find(c.needle), std::string::npos) << o.error().message;
+    EXPECT_NE(o.error().message.find(c.needle), std::string::npos)
+        << o.error().message;
   }
 }
 
@@ -84,6 +105,8 @@ TEST(FlagsTest, HelpListsCollectorsAndOptions) {
   std::string h = HelpText(Specs());
   EXPECT_NE(h.find("--[no-]collector.alpha"), std::string::npos);
   EXPECT_NE(h.find("--collector.alpha.depth=VALUE"), std::string::npos);
+  EXPECT_NE(h.find("d (int 0..100, default: 7)"), std::string::npos) << h;
+  EXPECT_NE(h.find("regex (regex)"), std::string::npos) << h;
   EXPECT_NE(h.find("default: disabled"), std::string::npos);
 }
 

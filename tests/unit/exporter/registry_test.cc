@@ -2,18 +2,24 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+
+#include "tests/unit/common/captured_log.h"
 
 namespace rnic {
 namespace {
 
 class FixedCollector : public Collector {
  public:
-  FixedCollector(double value, std::chrono::milliseconds sleep, bool fail = false)
+  FixedCollector(double value, std::chrono::milliseconds sleep,
+                 bool fail = false)
       : value_(value), sleep_(sleep), fail_(fail) {}
   Status Collect(const ScrapeContext&, MetricSet& out) override {
     std::this_thread::sleep_for(sleep_);
-    out.AddGauge("rnic_test_value", "v", {{"v", std::to_string(value_)}}, value_);
+    out.AddGauge("rnic_test_value", "v", {{"v", std::to_string(value_)}},
+                 value_);
     if (fail_) return Error{"boom"};
     return Status::Ok();
   }
@@ -24,7 +30,8 @@ class FixedCollector : public Collector {
   bool fail_;
 };
 
-double Gauge(const MetricSet& set, const std::string& family, const std::string& collector) {
+double Gauge(const MetricSet& set, const std::string& family,
+             const std::string& collector) {
   for (const auto& f : set.families()) {
     if (f.name != family) continue;
     for (const auto& m : f.metric) {
@@ -43,11 +50,13 @@ std::size_t Samples(const MetricSet& set, const std::string& family) {
 
 TEST(CollectorRunnerTest, SlowCollectorFailsOthersServed) {
   std::vector<CollectorRunner::Entry> e;
-  e.push_back({"fast", std::make_unique<FixedCollector>(1, std::chrono::milliseconds(0))});
-  e.push_back({"slow", std::make_unique<FixedCollector>(2, std::chrono::milliseconds(1500))});
+  e.push_back({"fast", std::make_unique<FixedCollector>(
+                           1, std::chrono::milliseconds(0))});
+  e.push_back({"slow", std::make_unique<FixedCollector>(
+                           2, std::chrono::milliseconds(1500))});
   CollectorRunner runner(std::move(e));
-  MetricSet set =
-      runner.Gather(std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+  MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
+                                std::chrono::milliseconds(200));
   EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "fast"), 1);
   EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "slow"), 0);
   // Only the fast collector's sample is served.
@@ -56,12 +65,73 @@ TEST(CollectorRunnerTest, SlowCollectorFailsOthersServed) {
   runner.Drain(std::chrono::seconds(5));
 }
 
+// Fails with EPERM, except while the test holds its gate closed: then it
+// blocks, so the scrape ends before it does.
+class GatedFailingCollector : public Collector {
+ public:
+  Status Collect(const ScrapeContext&, MetricSet&) override {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return open_; });
+    return Error{"open /dev/kmsg: Operation not permitted"};
+  }
+  void SetOpen(bool open) {
+    {
+      std::lock_guard lock(mu_);
+      open_ = open;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = true;
+};
+
+std::size_t Count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos;
+       pos = text.find(what, pos + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(CollectorRunnerTest, TimeoutsDoNotRelogAStandingFailure) {
+  CapturedLog log;
+  auto owned = std::make_unique<GatedFailingCollector>();
+  GatedFailingCollector* gated = owned.get();
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"kmsg", std::move(owned)});
+  CollectorRunner runner(std::move(e));
+  auto soon = [] {
+    return std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+  };
+  MetricSet first = runner.Gather(soon());
+  EXPECT_EQ(Gauge(first, "rnic_scrape_collector_success", "kmsg"), 0);
+  EXPECT_EQ(Count(log.Take(), "collector failed"), 1u);
+  // Unfinished scrapes (deadline, then still running) and the same error
+  // again: nothing new to say.
+  gated->SetOpen(false);
+  MetricSet slow = runner.Gather(soon());
+  EXPECT_EQ(Gauge(slow, "rnic_scrape_collector_success", "kmsg"), 0);
+  (void)runner.Gather(soon());
+  gated->SetOpen(true);
+  runner.Drain(std::chrono::seconds(30));
+  (void)runner.Gather(std::chrono::steady_clock::now() +
+                      std::chrono::seconds(30));
+  EXPECT_EQ(log.Take(), "");
+}
+
 TEST(CollectorRunnerTest, FailingCollectorsFamiliesAreDropped) {
   std::vector<CollectorRunner::Entry> e;
-  e.push_back({"bad", std::make_unique<FixedCollector>(1, std::chrono::milliseconds(0), true)});
-  e.push_back({"good", std::make_unique<FixedCollector>(2, std::chrono::milliseconds(0))});
+  e.push_back({"bad", std::make_unique<FixedCollector>(
+                          1, std::chrono::milliseconds(0), true)});
+  e.push_back({"good", std::make_unique<FixedCollector>(
+                           2, std::chrono::milliseconds(0))});
   CollectorRunner runner(std::move(e));
-  MetricSet set = runner.Gather(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  MetricSet set =
+      runner.Gather(std::chrono::steady_clock::now() + std::chrono::seconds(5));
   EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "bad"), 0);
   EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "good"), 1);
   EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
@@ -70,15 +140,18 @@ TEST(CollectorRunnerTest, FailingCollectorsFamiliesAreDropped) {
 TEST(CollectorRunnerTest, CollectorsRunInParallel) {
   std::vector<CollectorRunner::Entry> e;
   for (int i = 0; i < 4; ++i) {
-    e.push_back({"c" + std::to_string(i),
-                 std::make_unique<FixedCollector>(i, std::chrono::milliseconds(300))});
+    e.push_back(
+        {"c" + std::to_string(i),
+         std::make_unique<FixedCollector>(i, std::chrono::milliseconds(300))});
   }
   CollectorRunner runner(std::move(e));
   // Serially these would need 1.2 s; the deadline allows each one alone.
-  MetricSet set =
-      runner.Gather(std::chrono::steady_clock::now() + std::chrono::milliseconds(1100));
+  MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
+                                std::chrono::milliseconds(1100));
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "c" + std::to_string(i)), 1);
+    EXPECT_EQ(
+        Gauge(set, "rnic_scrape_collector_success", "c" + std::to_string(i)),
+        1);
   }
   EXPECT_EQ(Samples(set, "rnic_test_value"), 4u);
 }

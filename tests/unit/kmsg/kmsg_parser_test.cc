@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collectors/model/sysfs_parse.h"
+
 namespace rnic::kmsg {
 namespace {
 
@@ -67,9 +69,9 @@ TEST(CqErrorTest, RejectsOtherAndMalformedLines) {
 }
 
 TEST(PciAddressTest, FindsOnlyWellFormedAddresses) {
-  EXPECT_TRUE(IsPciAddress("0000:08:00.0"));
-  EXPECT_FALSE(IsPciAddress("0000:08:00.8"));
-  EXPECT_FALSE(IsPciAddress("000:08:00.0x"));
+  EXPECT_TRUE(sysfs::IsPciAddress("0000:08:00.0"));
+  EXPECT_FALSE(sysfs::IsPciAddress("0000:08:00.8"));
+  EXPECT_FALSE(sysfs::IsPciAddress("000:08:00.0x"));
   EXPECT_EQ(FindPciAddress("x 0000:00:1f.3: y"), "0000:00:1f.3");
   EXPECT_EQ(FindPciAddress("10000:00:1f.3"), "");  // not at a boundary
   EXPECT_EQ(FindPciAddress("no address"), "");

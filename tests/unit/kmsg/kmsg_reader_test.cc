@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -47,6 +48,39 @@ class KmsgReaderTest : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// A device that leaves the host model takes its counts with it; counts of
+// PCI functions without a device ("") stay.
+TEST_F(KmsgReaderTest, RemovedDeviceLeavesNoSeries) {
+  const fs::path sys = dir_ / "sys";
+  fs::copy(kFix + "/sys", sys,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  KmsgReaderOptions o = Opts(kFix + "/dmesg-burst.txt", false);
+  o.sysfs_root = sys.string();
+  auto r = KmsgReader::Start(o);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  auto& reader = **r;
+  ASSERT_TRUE(Eventually([&] { return reader.records() == 5; }));
+  auto devices_in = [&](MetricSet& out) {
+    std::set<std::string> devs;
+    for (const auto& f : out.families()) {
+      for (const auto& m : f.metric) {
+        devs.insert(std::string(LabelValue(m, "device")));
+      }
+    }
+    return devs;
+  };
+  MetricSet before;
+  reader.AppendTo(before, reader.host()->Refresh().get());
+  EXPECT_TRUE(devices_in(before).contains("mlx5_0"));
+  fs::remove_all(sys / "class/infiniband/mlx5_0");
+  MetricSet after;
+  reader.AppendTo(after, reader.host()->Refresh().get());
+  const auto devs = devices_in(after);
+  EXPECT_FALSE(devs.contains("mlx5_0"));
+  EXPECT_TRUE(devs.contains("rxe0"));
+  EXPECT_TRUE(devs.contains(""));  // the records counters and unknown PCI
+}
 
 TEST_F(KmsgReaderTest, CountsFixtureRecordsFromTheStart) {
   auto r = KmsgReader::Start(Opts(kFix + "/dmesg-burst.txt", false));

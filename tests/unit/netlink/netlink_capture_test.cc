@@ -223,6 +223,26 @@ TEST_P(CaptureTest, FewRequestsPerPort) {
   }
   // GET + PORT_GET per device + STAT_GET, STAT_GET_STATUS, QP counters per port
   EXPECT_EQ(requests, 1 + devices + 3 * ports);
+
+  // The next scrape leaves out STAT_GET_STATUS (the STAT_GET answers have
+  // the same counters, so no optional counter was turned on or off) and the
+  // QP-bound counter dumps that came back empty (asked again after 30 s).
+  std::map<std::string, int> before = t->calls();
+  MetricSet again;
+  ASSERT_TRUE(c.Collect(Ctx(), again).ok());
+  std::size_t second = 0;
+  for (const auto& [key, n] : t->calls()) {
+    const int delta = n - before[key];
+    if (key.starts_with("STAT_GET_STATUS") ||
+        key.find("_res19") != std::string::npos) {
+      EXPECT_EQ(delta, 0) << key;
+    }
+    second += static_cast<std::size_t>(delta);
+  }
+  EXPECT_EQ(second, 1 + devices + ports);
+  // ... and still exports the optional counters' state.
+  EXPECT_EQ(SeriesOf(again, "rnic_optional_counter_info"),
+            SeriesOf(out, "rnic_optional_counter_info"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Rxe, CaptureTest,

@@ -16,6 +16,7 @@
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/replay_transport.h"
+#include "tests/unit/family_check.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {
@@ -318,6 +319,12 @@ TEST(NetlinkBound, QpCountersAreSummedByCommand) {
   EXPECT_EQ(Sample(m, "rnic_hw_out_of_buffer_total",
                    {{"device", "mlx5_0"}, {"port", "1"}}),
             1000);
+  // A port with bound counters is dumped at every scrape.
+  const int dumps = t->calls().at("STAT_GET_dump_dev2_port1_res19");
+  MetricSet again;
+  ASSERT_TRUE(c.Collect(Ctx(), again).ok());
+  EXPECT_EQ(t->calls().at("STAT_GET_dump_dev2_port1_res19"), dumps + 1);
+  EXPECT_EQ(Sample(again, "rnic_qp_counter_bound_qps", nccl), 4);
 }
 
 TEST(NetlinkBound, PidLabelIsOptIn) {
@@ -395,7 +402,7 @@ TEST(NetlinkFactory, HostWithoutRdmaNetlinkLeavesSysfsInCharge) {
   CollectorArgs args;
   args.shared = shared;
   auto spec = MakeNetlinkStatCollectorSpec();
-  for (const auto& o : spec.options) args.options[o.name] = o.default_value;
+  args.options = spec.ParseOptions().value();
   auto c = spec.factory(args);
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_FALSE(shared->netlink_port_state);
@@ -555,14 +562,6 @@ TEST(NetlinkResourceErrors, PermissionDeniedOnADumpFailsTheCollector) {
 }
 
 TEST(NetlinkSpecs, DocsCoverEveryFamilyEmitted) {
-  auto matches = [](const std::string& doc, const std::string& name) {
-    const auto lt = doc.find('<');
-    if (lt == std::string::npos) return doc == name;
-    const auto gt = doc.find('>');
-    const std::string pre = doc.substr(0, lt), post = doc.substr(gt + 1);
-    return name.size() > pre.size() + post.size() && name.rfind(pre, 0) == 0 &&
-           name.compare(name.size() - post.size(), post.size(), post) == 0;
-  };
   auto t = Mlx5Kernel();
   t->Set("STAT_GET_dev2_port1", Mlx5Stats(1, 1));
   t->Set("STAT_GET_dump_dev2_port1_res19", BoundCounters());
@@ -577,11 +576,7 @@ TEST(NetlinkSpecs, DocsCoverEveryFamilyEmitted) {
   for (auto [spec, set] :
        {std::pair{MakeNetlinkStatCollectorSpec(), &stat_out},
         std::pair{MakeNetlinkResourceCollectorSpec(), &res_out}}) {
-    for (const auto& f : set->families()) {
-      bool documented = false;
-      for (const auto& d : spec.metrics) documented |= matches(d.name, f.name);
-      EXPECT_TRUE(documented) << spec.name << ": " << f.name;
-    }
+    rnic::testing::ExpectDeclared(spec, set->families());
   }
 }
 

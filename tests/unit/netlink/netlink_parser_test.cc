@@ -8,7 +8,6 @@
 #include "collectors/netlink/attr_parser.h"
 #include "collectors/netlink/rdma_source.h"
 #include "collectors/netlink/replay_transport.h"
-#include "collectors/netlink/wrap_tracker.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {
@@ -155,31 +154,6 @@ TEST(NetlinkWalk, RandomGarbageNeverCrashes) {
     (void)src.DumpResources(ResKind::kQp, 0, [&](const ResEntry&) { ++seen; });
   }
   SUCCEED();
-}
-
-}  // namespace
-}  // namespace rnic::nl
-
-namespace rnic::nl {
-namespace {
-
-TEST(WrapTracker, ExtendsWrapsPassesResetsAndForgetsUnseenSeries) {
-  WrapTracker w;
-  constexpr std::uint64_t k32 = std::uint64_t{1} << 32;
-  EXPECT_EQ(w.Update("a", k32 - 10, 32), k32 - 10);
-  EXPECT_EQ(w.Update("a", 5, 32), k32 + 5);      // wrapped: +15
-  EXPECT_EQ(w.Update("a", 100, 32), k32 + 100);  // steady
-  EXPECT_EQ(w.Update("a", 100, 32), k32 + 100);
-  EXPECT_EQ(w.Update("b", 1'000'000'000, 32), 1'000'000'000u);
-  EXPECT_EQ(w.Update("b", 7, 32), 7u);    // far step back: reset, not a wrap
-  EXPECT_EQ(w.Update("c", 50, 64), 50u);  // 64-bit: no state
-  EXPECT_EQ(w.Update("c", 10, 64), 10u);
-  EXPECT_EQ(w.size(), 2u);
-  w.Sweep();
-  (void)w.Update("a", 101, 32);
-  w.Sweep();  // "b" was not seen since the last sweep
-  EXPECT_EQ(w.size(), 1u);
-  EXPECT_EQ(w.Update("b", 9, 32), 9u);  // starts fresh
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <map>
+#include <string>
 #include <thread>
 
 #include "collectors/kmsg/kmsg_collector.h"
@@ -21,7 +23,7 @@ TEST(ProbeCollectorSpecTest, OptInAndDocumented) {
   const auto spec = MakeProbeCollectorSpec();
   EXPECT_EQ(spec.name, "probe");
   EXPECT_FALSE(spec.default_enabled);
-  EXPECT_FALSE(spec.metrics.empty());
+  EXPECT_FALSE(spec.families.empty());
   EXPECT_TRUE(MakeKmsgCollectorSpec().default_enabled);
 }
 
@@ -37,11 +39,20 @@ TEST(ProbeCollectorSpecTest, DisabledByConfigRunsNoEngine) {
   MetricSet out;
   ASSERT_TRUE((*c)->Collect(ScrapeContext{}, out).ok());
   // Nothing probed: only the process-wide CPU families, at zero.
+  // (Family order is prometheus-cpp's registration order by type, not part
+  // of the format.)
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_EQ(out.families()[0].name, "rnic_probe_cpu_seconds_total");
-  EXPECT_EQ(out.families()[0].metric.at(0).counter.value, 0);
-  EXPECT_EQ(out.families()[1].name, "rnic_probe_cpu_budget_ratio");
-  EXPECT_EQ(out.families()[2].name, "rnic_probe_budget_delay_seconds_total");
+  std::map<std::string, double> got;
+  for (const auto& f : out.families()) {
+    ASSERT_EQ(f.metric.size(), 1u) << f.name;
+    got[f.name] = f.type == prometheus::MetricType::Gauge
+                      ? f.metric[0].gauge.value
+                      : f.metric[0].counter.value;
+  }
+  EXPECT_EQ(got, (std::map<std::string, double>{
+                     {"rnic_probe_budget_delay_seconds_total", 0},
+                     {"rnic_probe_cpu_budget_ratio", 0},
+                     {"rnic_probe_cpu_seconds_total", 0}}));
 }
 
 TEST(KmsgCollectorSpecTest, UnreadableLogFailsTheCollectorNotTheExporter) {

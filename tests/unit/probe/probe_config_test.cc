@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include "collectors/probe/probe_collector.h"
+
 namespace rnic::probe {
 namespace {
 
@@ -48,7 +50,6 @@ qp_counters: false
 split_cpus: false
 two_sided_write: true
 cpu_budget_percent: 0.5
-test_cq_overrun_writes: 8
 )"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->devices, (std::vector<std::string>{"mlx5_0", "rxe0"}));
@@ -68,7 +69,6 @@ test_cq_overrun_writes: 8
   EXPECT_FALSE(r->qp_counters);
   EXPECT_FALSE(r->split_cpus);
   EXPECT_TRUE(r->two_sided_write);
-  EXPECT_EQ(r->test_cq_overrun_writes, 8);
   EXPECT_DOUBLE_EQ(r->cpu_budget_percent, 0.5);
 }
 
@@ -109,6 +109,20 @@ TEST(ProbeConfigTest, BadValuesNameTheKey) {
       std::string::npos);
   EXPECT_EQ(ErrorOf("intervall: 1s"), "probe.intervall: unknown key");
   EXPECT_EQ(ErrorOf("[1, 2]"), "probe: must be a map");
+}
+
+// Fault injection lives in the test build (tests/tools/probe_test_hooks);
+// the shipped schema does not know its key, and the exporter refuses it at
+// start-up: the collector's factory fails, naming the key.
+TEST(ProbeConfigTest, ShippedExporterRefusesTheTestHookKey) {
+  EXPECT_EQ(ErrorOf("test_cq_overrun_writes: 8"),
+            "probe.test_cq_overrun_writes: unknown key");
+  CollectorArgs args;
+  args.config = YAML::Load("interval: 1s\ntest_cq_overrun_writes: 8");
+  auto c = MakeProbeCollectorSpec().factory(args);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().ToString().find("probe.test_cq_overrun_writes"),
+            std::string::npos);
 }
 
 TEST(ProbeConfigTest, Durations) {

@@ -3,9 +3,8 @@
 #include <gtest/gtest.h>
 #include <infiniband/verbs.h>
 
+#include <cmath>
 #include <vector>
-
-#include "collectors/probe/qp_counter.h"
 
 namespace rnic::probe {
 namespace {
@@ -53,8 +52,8 @@ TEST(ProbeStatsTest, LatencyBatchesAccumulateIntoOneHistogram) {
   s.RecordLatencies("mlx5_0", 1, Operation::kRead, 64, a);
   auto h = s.LatencyHistogram("mlx5_0", 1, Operation::kWrite, 64);
   ASSERT_TRUE(h.has_value());
-  EXPECT_EQ(h->count(), 4u);
-  EXPECT_NEAR(h->sum(), 2e-6 + 4e-6 + 40e-6 + 1e-3, 1e-12);
+  EXPECT_EQ(h->sample_count, 4u);
+  EXPECT_NEAR(h->sample_sum, 2e-6 + 4e-6 + 40e-6 + 1e-3, 1e-12);
   EXPECT_EQ(s.TotalIterations(), 7u);
 
   MetricSet out;
@@ -80,6 +79,49 @@ TEST(ProbeStatsTest, LatencyBatchesAccumulateIntoOneHistogram) {
   const auto* it = Find(out, "rnic_probe_iterations_total");
   ASSERT_NE(it, nullptr);
   EXPECT_EQ(FindMetric(*it, {{"operation", "write"}})->counter.value, 4);
+}
+
+TEST(ProbeStatsTest, BucketsAreInclusiveUpperBounds) {
+  ProbeStats s;
+  const std::vector<double> v = {0.25e-6, 0.5e-6, 0.75e-6, 100e-3, 0.5};
+  s.RecordLatencies("rxe0", 1, Operation::kSend, 64, v);
+  auto h = s.LatencyHistogram("rxe0", 1, Operation::kSend, 64);
+  ASSERT_TRUE(h.has_value());
+  ASSERT_EQ(h->bucket.size(), LatencyBuckets().size() + 1);  // and +Inf
+  EXPECT_EQ(h->bucket.front().upper_bound, 0.5e-6);
+  EXPECT_EQ(h->bucket.front().cumulative_count, 2u);  // le="5e-07" holds 0.5us
+  EXPECT_EQ(h->bucket[1].cumulative_count, 3u);
+  EXPECT_EQ(h->bucket[h->bucket.size() - 2].cumulative_count, 4u);  // 100 ms
+  EXPECT_TRUE(std::isinf(h->bucket.back().upper_bound));
+  EXPECT_EQ(h->bucket.back().cumulative_count, 5u);
+  EXPECT_EQ(h->sample_count, 5u);
+  // A timeout alone makes the series known, with no latency samples.
+  s.RecordTimeout("rxe0", 1, Operation::kRead, 64);
+  auto empty = s.LatencyHistogram("rxe0", 1, Operation::kRead, 64);
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_EQ(empty->sample_count, 0u);
+  EXPECT_FALSE(s.LatencyHistogram("rxe0", 2, Operation::kRead, 64));
+}
+
+TEST(ProbeStatsTest, LatencyBucketsSpanHalfMicrosecondTo100ms) {
+  const auto& b = LatencyBuckets();
+  EXPECT_DOUBLE_EQ(b.front(), 0.5e-6);
+  EXPECT_DOUBLE_EQ(b.back(), 100e-3);
+  EXPECT_GE(b.size(), 18u);
+  EXPECT_LE(b.size(), 24u);
+  for (std::size_t i = 1; i < b.size(); ++i) {
+    EXPECT_LT(b[i - 1], b[i]);
+    // Roughly log-spaced: no step more than 2.5x, none under 1.3x.
+    EXPECT_LE(b[i] / b[i - 1], 2.5);
+    EXPECT_GE(b[i] / b[i - 1], 1.3);
+  }
+}
+
+TEST(ProbeStatsTest, MrBucketsCoverSecondsOfPinning) {
+  const auto& b = MrBuckets();
+  EXPECT_LE(b.front(), 1e-6);
+  EXPECT_GE(b.back(), 10.0);
+  for (std::size_t i = 1; i < b.size(); ++i) EXPECT_LT(b[i - 1], b[i]);
 }
 
 TEST(ProbeStatsTest, ErrorsRoundsAndRetryCounters) {
@@ -157,16 +199,54 @@ TEST(ProbeStatsTest, CpuMrAndQpCounters) {
       0.75);
 }
 
-TEST(MonotonicCountersTest, FoldsOldCounterIntoBaseOnRebind) {
-  MonotonicCounters c;
-  c.Update({{"retrans", 5}});
-  c.Update({{"retrans", 8}});
-  c.Rebound();  // QPs moved to a new counter that starts at 0
-  c.Update({{"retrans", 1}});
-  EXPECT_EQ(c.Values().at("retrans"), 9u);
-  c.Update({{"retrans", 0}});  // reset under us without a rebind
-  c.Update({{"retrans", 2}});
-  EXPECT_EQ(c.Values().at("retrans"), 11u);
+// Every kind of per-device series, for one device.
+void RecordEverything(ProbeStats& s, const std::string& dev) {
+  const std::vector<double> lat = {2e-6, 3e-6};
+  s.RecordLatencies(dev, 1, Operation::kWrite, 64, lat);
+  s.RecordTimeout(dev, 1, Operation::kSend, 64);
+  s.RecordCompletionError(dev, 1, Operation::kRead, "retry_exceeded");
+  s.RecordRound(dev, 1, true);
+  s.RecordRebuild(dev, 1);
+  s.SetOperationSupported(dev, 1, Operation::kRead, true);
+  s.RecordMr(dev, 4096, 20e-6, 10e-6);
+  s.RecordAsyncEvent(dev, 0, "device_fatal");
+  s.RecordAsyncEvent(dev, 1, "port_err");
+  s.SetQpCounterBound(dev, 1, true);
+  s.SetQpCounterValues(dev, 1, {{"rx_read_requests", 7}});
+}
+
+std::size_t SeriesOf(const MetricSet& out, const std::string& dev) {
+  std::size_t n = 0;
+  for (const auto& f : out.families()) {
+    for (const auto& m : f.metric) n += LabelValue(m, "device") == dev;
+  }
+  return n;
+}
+
+TEST(ProbeStatsTest, ForgetDeviceDropsEverySeriesOfThatDeviceOnly) {
+  ProbeStats s;
+  RecordEverything(s, "rxe0");
+  RecordEverything(s, "rxe1");
+  MetricSet before;
+  s.AppendTo(before);
+  const std::size_t per_device = SeriesOf(before, "rxe1");
+  ASSERT_GT(per_device, 15U);
+  ASSERT_EQ(SeriesOf(before, "rxe0"), per_device);
+
+  s.ForgetDevice("rxe1");
+  MetricSet after;
+  s.AppendTo(after);
+  EXPECT_EQ(SeriesOf(after, "rxe1"), 0U);
+  EXPECT_EQ(SeriesOf(after, "rxe0"), per_device);
+  EXPECT_EQ(s.Rounds("rxe0", 1, true), 1U);
+
+  // A device that comes back under the name starts its series afresh.
+  RecordEverything(s, "rxe1");
+  MetricSet again;
+  s.AppendTo(again);
+  EXPECT_EQ(SeriesOf(again, "rxe1"), per_device);
+  EXPECT_EQ(s.Rounds("rxe1", 1, true), 1U);
+  EXPECT_EQ(s.AsyncEvents("rxe1", 1, "port_err"), 1U);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/roce/roce_topology.h"
+#include "collectors/model/host_model.h"
 
 namespace rnic {
 namespace {
@@ -10,39 +10,27 @@ namespace {
 const std::string kSys = RNIC_FIXTURES_DIR "/roce/sys";
 const std::string kProc = RNIC_FIXTURES_DIR "/roce/proc";
 
-TEST(RoceTopologyTest, FindsEthernetPortsAndTheirNetdevs) {
-  auto ports = DiscoverRocePorts(kSys);
-  ASSERT_TRUE(ports.ok()) << ports.error().message;
-  ASSERT_EQ(ports->size(), 3u);  // mlx5_1 is InfiniBand
-  EXPECT_EQ((*ports)[0].device, "mlx5_0");
-  EXPECT_EQ((*ports)[0].port, "1");
-  EXPECT_EQ((*ports)[0].netdev, "enp129s0f0np0");  // gid_attrs/ndevs
-  EXPECT_EQ((*ports)[1].device, "mlx5_2");
-  EXPECT_EQ((*ports)[1].netdev, "ens5f0v0");  // device/net
-  EXPECT_EQ((*ports)[2].device, "rxe0");
-  EXPECT_EQ((*ports)[2].netdev, "eth0");  // parent, GID entry 0 empty
-}
-
-TEST(RoceTopologyTest, NoRdmaIsAnEmptyList) {
-  auto ports = DiscoverRocePorts(kSys + "/devices/system");
-  ASSERT_TRUE(ports.ok());
-  EXPECT_TRUE(ports->empty());
-}
-
 TEST(HostFactsTest, MtuAndNumaNode) {
   EXPECT_EQ(*ReadNetdevMtu(kSys, "enp129s0f0np0"), 9000);
   EXPECT_EQ(*ReadNetdevMtu(kSys, "eth0"), 1500);
   auto gone = ReadNetdevMtu(kSys, "nosuch0");
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.error().errno_value, ENOENT);
-  EXPECT_EQ(*ReadNumaNode(kSys + "/class/infiniband/mlx5_0"), 1);
-  EXPECT_EQ(*ReadNumaNode(kSys + "/class/infiniband/mlx5_2"), -1);
-  EXPECT_FALSE(ReadNumaNode(kSys + "/class/infiniband/rxe0").ok());
+  // NUMA nodes and IRQs come from the host model.
+  host::HostModel m({kSys});
+  const auto snap = m.Refresh();
+  ASSERT_TRUE(snap->Find("mlx5_0")->numa);
+  EXPECT_EQ(*snap->Find("mlx5_0")->numa, 1);
+  EXPECT_EQ(*snap->Find("mlx5_2")->numa, -1);
+  EXPECT_FALSE(snap->Find("rxe0")->numa);
 }
 
 TEST(HostFactsTest, IrqsOutsideTheNumaNodeAreCounted) {
-  auto irqs = ListMsiIrqs(kSys + "/class/infiniband/mlx5_0");
-  ASSERT_TRUE(irqs.ok());
+  host::HostModel m({kSys});
+  const auto snap = m.Refresh();
+  const std::vector<int>* irqs = &snap->Find("mlx5_0")->irqs;
+  EXPECT_TRUE(snap->Find("mlx5_0")->irqs_known);
+  EXPECT_FALSE(snap->Find("rxe0")->irqs_known);
   EXPECT_EQ(*irqs, (std::vector<int>{120, 121, 122, 123, 124, 125, 126, 127}));
   auto cpus = ReadNodeCpus(kSys, 1);
   ASSERT_TRUE(cpus.ok());

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "tests/unit/family_check.h"
 #include "tests/unit/roce/test_netns.h"
 
 namespace rnic {
@@ -206,8 +207,60 @@ TEST(RoceCollectorTest, OtherDevicesExportOnlyWhatTheyHave) {
   // Skipped values are logged once, not at every scrape.
   (void)Scrape(*c);
   (void)Scrape(*c);
-  EXPECT_EQ(log.Count("what=dcb/eth0"), 1);
-  EXPECT_EQ(log.Count("what=ethtool/ens5f0v0"), 1);
+  EXPECT_EQ(log.Count("key=dcb/eth0"), 1);
+  EXPECT_EQ(log.Count("key=ethtool/ens5f0v0"), 1);
+}
+
+// A source that counts the questions it is asked and answers EOPNOTSUPP
+// (a driver without ethtool statistics or dcbnl). The vanished-netdev path
+// is proven by e2e_roce on a real veth.
+struct UnsupportedCounts {
+  int ethtool = 0;
+  int dcb = 0;
+};
+class CountingEthtool : public EthtoolStatsSource {
+ public:
+  explicit CountingEthtool(UnsupportedCounts* n) : n_(n) {}
+  Result<EthtoolSnapshot> Read(const std::string& netdev) override {
+    ++n_->ethtool;
+    return Error::FromErrno(netdev, EOPNOTSUPP);
+  }
+
+ private:
+  UnsupportedCounts* n_;
+};
+class CountingDcb : public DcbSource {
+ public:
+  explicit CountingDcb(UnsupportedCounts* n) : n_(n) {}
+  Result<DcbInfo> Query(const std::string& netdev) override {
+    ++n_->dcb;
+    return Error::FromErrno(netdev, EOPNOTSUPP);
+  }
+
+ private:
+  UnsupportedCounts* n_;
+};
+
+// What a driver lacks is asked once, not at every scrape.
+TEST(RoceCollectorTest, UnsupportedOperationsAreNotAskedEveryScrape) {
+  LogCapture log;
+  UnsupportedCounts n;
+  RoceSources src;
+  src.sysfs = kRoot + "/sys";
+  src.procfs = kRoot + "/proc";
+  src.ethtool = std::make_unique<CountingEthtool>(&n);
+  src.dcb = std::make_unique<CountingDcb>(&n);
+  auto c = MakeRoceCollector(std::move(src));
+  (void)Scrape(*c);
+  const int ports = n.ethtool;
+  ASSERT_GT(ports, 0);
+  EXPECT_EQ(n.dcb, ports);
+  for (int i = 0; i < 5; ++i) (void)Scrape(*c);
+  EXPECT_EQ(n.ethtool, ports);
+  EXPECT_EQ(n.dcb, ports);
+  // Still exported: what the driver has (MTU).
+  EXPECT_EQ(Value(Scrape(*c), "rnic_netdev_mtu_bytes", {{"netdev", "eth0"}}),
+            1500);
 }
 
 TEST(RoceCollectorTest, EveryFamilyIsDocumented) {
@@ -218,25 +271,22 @@ TEST(RoceCollectorTest, EveryFamilyIsDocumented) {
   MetricSet out;
   ASSERT_TRUE(c->Collect(Forever(), out).ok());
   std::set<std::string> emitted;
-  for (const auto& f : out.families()) {
+  const auto fams = out.families();
+  rnic::testing::ExpectDeclared(spec, fams);
+  for (const auto& f : fams) {
     emitted.insert(f.name);
-    const MetricDoc* doc = nullptr;
-    for (const auto& d : spec.metrics) {
-      if (d.name == f.name) doc = &d;
-    }
-    ASSERT_NE(doc, nullptr) << f.name;
-    EXPECT_EQ(doc->type,
-              f.type == prometheus::MetricType::Counter ? "counter" : "gauge")
-        << f.name;
+    // Every series carries every declared label.
+    const auto* d = rnic::testing::DeclarationOf(spec, f);
+    ASSERT_NE(d, nullptr);
     for (const auto& m : f.metric) {
       std::string labels;
       for (const auto& l : m.label)
         labels += (labels.empty() ? "" : ",") + l.name;
-      EXPECT_EQ(labels, doc->labels) << f.name;
+      EXPECT_EQ(labels, d->labels) << f.name;
     }
   }
   // The fixture tree exercises every documented family.
-  EXPECT_EQ(emitted.size(), spec.metrics.size());
+  EXPECT_EQ(emitted.size(), spec.families.size());
 }
 
 TEST(RoceCollectorTest, VanishingNetdevCostsItsSeriesOnly) {
@@ -285,14 +335,14 @@ TEST(RoceCollectorTest, RealKernelVeth) {
   for (const auto& x : s) families.insert(x.family);
   EXPECT_EQ(families, (std::set<std::string>{"rnic_netdev_mtu_bytes",
                                              "rnic_roce_mtu_4096_capable"}));
-  EXPECT_EQ(log.Count("what=dcb/va"), 1);
+  EXPECT_EQ(log.Count("key=dcb/va"), 1);
   EXPECT_EQ(log.Count("Operation not supported"), 1);
-  EXPECT_EQ(log.Count("what=ethtool/va"), 0);  // read fine
+  EXPECT_EQ(log.Count("key=ethtool/va"), 0);  // read fine
   // The netdev disappears: the scrape still succeeds, errors logged once.
   ASSERT_EQ(ns.Ip("link del va"), 0);
   s = Scrape(*c);
   (void)Scrape(*c);
-  EXPECT_EQ(log.Count("what=ethtool/va"), 1);
+  EXPECT_EQ(log.Count("key=ethtool/va"), 1);
   EXPECT_EQ(log.Count("No such device"), 2);  // ethtool and dcbnl
   ns.Leave();
   fs::remove_all(root);

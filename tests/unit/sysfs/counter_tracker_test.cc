@@ -99,28 +99,5 @@ TEST(SaturationTest, AtMaxOnly) {
   EXPECT_FALSE(IsSaturated(~std::uint64_t{0}, 64));
 }
 
-TEST(CounterTrackerTest, KeepsStatePerSeriesAndForgetsUnseen) {
-  CounterTracker t;
-  t.BeginScrape();
-  EXPECT_EQ(t.Observe("mlx5_0/1/out_of_buffer", 4294967000u, 32).value,
-            4294967000u);
-  EXPECT_EQ(t.Observe("mlx5_1/1/out_of_buffer", 10, 32).value, 10u);
-  EXPECT_EQ(t.EndScrape(), 0u);
-  EXPECT_EQ(t.size(), 2u);
-
-  t.BeginScrape();
-  EXPECT_EQ(t.Observe("mlx5_0/1/out_of_buffer", 100, 32).value, k2to32 + 100);
-  // mlx5_1 vanished this scrape.
-  EXPECT_EQ(t.EndScrape(), 1u);
-  EXPECT_EQ(t.size(), 1u);
-
-  t.BeginScrape();
-  // It comes back (or a new device took the name): starts fresh, no offset.
-  EXPECT_EQ(t.Observe("mlx5_1/1/out_of_buffer", 5, 32).change,
-            CounterChange::kFirst);
-  EXPECT_EQ(t.Observe("mlx5_0/1/out_of_buffer", 200, 32).value, k2to32 + 200);
-  EXPECT_EQ(t.EndScrape(), 0u);
-}
-
 }  // namespace
 }  // namespace rnic

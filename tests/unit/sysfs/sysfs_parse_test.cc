@@ -1,4 +1,4 @@
-#include "collectors/sysfs/sysfs_parse.h"
+#include "collectors/model/sysfs_parse.h"
 
 #include <gtest/gtest.h>
 

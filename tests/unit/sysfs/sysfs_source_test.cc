@@ -74,22 +74,22 @@ TEST(SysfsSourceTest, Mlx5RocePf) {
   ASSERT_TRUE(s.Read({}).ok());
   const DeviceSnapshot* d = Dev(s, "mlx5_0");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->node_type, "CA");
-  EXPECT_EQ(d->fw_ver, "22.36.1010");
-  EXPECT_EQ(d->board_id, "MT_0000000359");
-  EXPECT_EQ(d->hca_type, "MT4125");
-  EXPECT_EQ(d->node_guid, "b83f:d203:00a1:b2c4");
-  EXPECT_EQ(d->driver, "mlx5_core");
-  EXPECT_EQ(d->pci_address, "0000:03:00.0");
-  EXPECT_EQ(d->numa_node, "0");
+  EXPECT_EQ(d->model->node_type, "CA");
+  EXPECT_EQ(d->model->fw_ver, "22.36.1010");
+  EXPECT_EQ(d->model->board_id, "MT_0000000359");
+  EXPECT_EQ(d->model->hca_type, "MT4125");
+  EXPECT_EQ(d->model->node_guid, "b83f:d203:00a1:b2c4");
+  EXPECT_EQ(d->model->driver, "mlx5_core");
+  EXPECT_EQ(d->model->pci_address, "0000:03:00.0");
+  EXPECT_EQ(d->model->numa_node, "0");
   ASSERT_TRUE(d->hw_counters.present);
   ASSERT_TRUE(d->hw_counters.lifespan_ms);
   EXPECT_EQ(*d->hw_counters.lifespan_ms, 10u);
   ASSERT_EQ(d->ports.size(), 1u);
   const PortSnapshot& p = d->ports[0];
   EXPECT_EQ(p.number, 1u);
-  EXPECT_EQ(p.link_layer, "Ethernet");
-  EXPECT_EQ(p.netdev, "enp3s0f0np0");
+  EXPECT_EQ(p.model->link_layer, "Ethernet");
+  EXPECT_EQ(p.model->netdev, "enp3s0f0np0");
   EXPECT_EQ(p.state, 4u);
   EXPECT_EQ(p.phys_state, 5u);
   EXPECT_DOUBLE_EQ(*p.rate_bytes_per_second, 12.5e9);
@@ -110,10 +110,10 @@ TEST(SysfsSourceTest, Mlx5InfiniBandWithCountersExt) {
   const DeviceSnapshot* d = Dev(s, "mlx5_1");
   ASSERT_NE(d, nullptr);
   const PortSnapshot& p = d->ports.at(0);
-  EXPECT_EQ(p.link_layer, "InfiniBand");
+  EXPECT_EQ(p.model->link_layer, "InfiniBand");
   EXPECT_EQ(p.lid, 26u);
-  EXPECT_EQ(p.netdev, "");
-  EXPECT_EQ(d->numa_node, "1");
+  EXPECT_EQ(p.model->netdev, "");
+  EXPECT_EQ(d->model->numa_node, "1");
   EXPECT_TRUE(p.counters.present);
   EXPECT_TRUE(p.counters_ext.present);
   EXPECT_FALSE(p.hw_counters.present);
@@ -221,8 +221,8 @@ TEST(SysfsSourceTest, BnxtReHasNoPmaCounters) {
   const DeviceSnapshot* d = Dev(s, "bnxt_re0");
   EXPECT_FALSE(d->ports.at(0).counters.present);
   EXPECT_TRUE(d->ports.at(0).hw_counters.present);
-  EXPECT_EQ(d->driver, "bnxt_en");
-  EXPECT_EQ(d->ports.at(0).netdev, "ens2f0np0");
+  EXPECT_EQ(d->model->driver, "bnxt_en");
+  EXPECT_EQ(d->ports.at(0).model->netdev, "ens2f0np0");
 }
 
 TEST(SysfsSourceTest, EfaRenamedDevice) {
@@ -230,9 +230,9 @@ TEST(SysfsSourceTest, EfaRenamedDevice) {
   ASSERT_TRUE(s.Read({}).ok());
   const DeviceSnapshot* d = Dev(s, "rdmap0s6");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->driver, "efa");
-  EXPECT_EQ(d->node_type, "unspecified");
-  EXPECT_EQ(d->ports.at(0).link_layer, "Unknown");
+  EXPECT_EQ(d->model->driver, "efa");
+  EXPECT_EQ(d->model->node_type, "unspecified");
+  EXPECT_EQ(d->ports.at(0).model->link_layer, "Unknown");
   EXPECT_TRUE(File(d->hw_counters, "keep_alive_rcvd")->has_value);
   EXPECT_EQ(File(d->ports.at(0).hw_counters, "retrans_pkts")->value, 41u);
 }
@@ -252,12 +252,12 @@ TEST(SysfsSourceTest, RxeFromVmCapture) {
   ASSERT_TRUE(s.Read({}).ok());
   const DeviceSnapshot* d = Dev(s, "rxe0");
   ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->driver, "");  // virtual device: no device/ link
-  EXPECT_EQ(d->pci_address, "");
-  EXPECT_EQ(d->parent, "eth0");
-  EXPECT_EQ(d->fw_ver, "");
+  EXPECT_EQ(d->model->driver, "");  // virtual device: no device/ link
+  EXPECT_EQ(d->model->pci_address, "");
+  EXPECT_EQ(d->model->parent, "eth0");
+  EXPECT_EQ(d->model->fw_ver, "");
   const PortSnapshot& p = d->ports.at(0);
-  EXPECT_EQ(p.netdev, "eth0");
+  EXPECT_EQ(p.model->netdev, "eth0");
   EXPECT_DOUBLE_EQ(*p.rate_bytes_per_second, 3.125e9);
   EXPECT_EQ(*p.hw_counters.lifespan_ms, 12u);
   EXPECT_EQ(p.hw_counters.files.size(), 15u);
@@ -265,7 +265,7 @@ TEST(SysfsSourceTest, RxeFromVmCapture) {
   EXPECT_EQ(File(p.hw_counters, "completer_retry_err")->value, 47u);
   EXPECT_FALSE(p.counters.present);
   const DeviceSnapshot* d1 = Dev(s, "rxe1");
-  EXPECT_EQ(d1->ports.at(0).netdev, "dummy0");
+  EXPECT_EQ(d1->ports.at(0).model->netdev, "dummy0");
   EXPECT_DOUBLE_EQ(*d1->ports.at(0).rate_bytes_per_second, 312500000.0);
 }
 

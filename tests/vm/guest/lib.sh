@@ -79,6 +79,14 @@ val() {
     index($0, n) == 1 && (substr($0, length(n) + 1, 1) == "{" || substr($0, length(n) + 1, 1) == " ") && $0 ~ re { s += $NF; f = 1 }
     END { if (f) printf "%.9g\n", s; else print "NA" }' "$M"
 }
+# ge A B: A is a number (not "NA") and A >= B.
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "NA" && a + 0 >= b + 0) }'; }
+# Log lines that only say the emulated machine was too slow for Prometheus'
+# 1 s scrape timeout (likely under TCG with a sanitizer build on a busy
+# host): reported, but no case counts them as the exporter logging.
+SLOW='deadline exceeded|previous scrape still running|collector recovered'
+# log_count: exporter log lines that are not about slowness.
+log_count() { grep -c -v -E "$SLOW" "$EXPORTER_LOG"; }
 exporter_alive() { kill -0 "$EXPORTER_PID" 2>/dev/null; }
 # stop_exporter: SIGTERM and wait; fails if it had crashed or exits non-zero.
 stop_exporter() {

@@ -151,6 +151,30 @@ class Prometheus:
                     if a["labels"].get("alertname") == name and a["state"] == state]
         return self.wait(f"alert {name} {state}", check, timeout)
 
+    def wait_alerts_fire(self, names, labels, timeout=120):
+        """Wait until each alert in `names` whose labels include `labels`
+        has been seen pending and then firing. One poll loop (0.5 s) watches
+        them all: pending lasts an alert's `for`, so none passes unseen."""
+        seen = {name: set() for name in names}
+
+        def check():
+            for a in self.alerts():
+                name = a["labels"].get("alertname")
+                if name in seen and all(a["labels"].get(k) == v for k, v in labels.items()):
+                    if a["state"] not in seen[name]:
+                        log(f"{name} {a['state']}: {a['labels']}")
+                    seen[name].add(a["state"])
+            return all(s == {"pending", "firing"} for s in seen.values())
+        self.wait(f"{', '.join(names)} {labels} pending, then firing", check,
+                  timeout, interval=0.5)
+
+    def wait_alert_resolved(self, name, timeout=60):
+        """Wait until alert `name` is no longer active."""
+        self.wait(f"alert {name} resolved",
+                  lambda: not [a for a in self.alerts()
+                               if a["labels"].get("alertname") == name], timeout)
+        log(f"{name} resolved")
+
     def wait_up(self, timeout=60, count=1):
         """Wait until `count` targets are up (the exporter(s) scraped)."""
         return self.wait_value('sum(up{job="rnic"})', lambda v: v >= count, timeout)

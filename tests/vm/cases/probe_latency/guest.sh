@@ -1,7 +1,8 @@
 # The probe on rxe0 through the real exporter: every operation's latency
 # histogram fills; the p50 of RDMA WRITE 64 B is compared with ib_write_lat
-# (run first, same VM, same device); a test-only undersized CQ is counted as
-# cq_err through the async-event thread; CQ error lines written into
+# (run first, same VM, same device); an undersized CQ made by the test
+# build's hook on the probe's context is counted as cq_err through the
+# async-event thread (the shipped exporter refuses that key); CQ error lines written into
 # /dev/kmsg are counted by the kmsg collector and mapped to rxe0 through
 # rxe0 -> parent eth0 -> virtio PCI function.
 # p50 REGEX: median of rnic_probe_latency_seconds for the matching series,
@@ -19,20 +20,35 @@ p50() {
       }
     }' $M
 }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "NA" && a + 0 >= b + 0) }'; }
 
 # --- reference: perftest on the same device, before the probe runs ---------
-ib_write_lat -d rxe0 -x 1 -s 64 -n 1000 -F >/tmp/lat-srv.txt 2>&1 &
-srv=$!
-sleep 1
-ib_write_lat -d rxe0 -x 1 -s 64 -n 1000 -F 127.0.0.1 >/tmp/lat-cli.txt 2>&1 ||
-  { cat /tmp/lat-cli.txt; fail "ib_write_lat client failed"; }
-wait $srv
-cp /tmp/lat-cli.txt "$VMOUT/ib_write_lat.txt"
-ref_us=$(awk '$1 == 64 && NF >= 5 { print $5 }' /tmp/lat-cli.txt)
-[ -n "$ref_us" ] || fail "no t_typical in ib_write_lat output"
-say "ib_write_lat 64 B t_typical = $ref_us us"
+# Best of three runs: ib_write_lat's two busy-polling processes need both
+# vCPUs, so host contention only ever makes a run slower (seen: 100x, 4 ms);
+# the fastest run is the path's own latency.
+ref_us=""
+for run in 1 2 3; do
+  ib_write_lat -d rxe0 -x 1 -s 64 -n 1000 -F >/tmp/lat-srv.txt 2>&1 &
+  srv=$!
+  sleep 1
+  ib_write_lat -d rxe0 -x 1 -s 64 -n 1000 -F 127.0.0.1 >/tmp/lat-cli.txt 2>&1 ||
+    { cat /tmp/lat-cli.txt; fail "ib_write_lat client failed"; }
+  wait $srv
+  cp /tmp/lat-cli.txt "$VMOUT/ib_write_lat.$run.txt"
+  r=$(awk '$1 == 64 && NF >= 5 { print $5 }' /tmp/lat-cli.txt)
+  [ -n "$r" ] || fail "no t_typical in ib_write_lat output"
+  ref_us=$(awk -v a="$ref_us" -v b="$r" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+done
+say "ib_write_lat 64 B t_typical = $ref_us us (best of 3)"
 
+# The shipped exporter refuses the test-only key; the test build
+# (tests/tools/probe_test_hooks) knows it.
+rc=0
+timeout 30 "$EXPORTER" --collector.disable-defaults --collector.probe \
+  --config.file=/case/probe.yml >/tmp/refused.txt 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "rnic_exporter did not refuse probe.test_cq_overrun_writes (exit $rc)"
+grep -q 'probe.test_cq_overrun_writes: unknown key' /tmp/refused.txt ||
+  fail "rnic_exporter did not name the unknown key: $(cat /tmp/refused.txt)"
+EXPORTER=/usr/bin/rnic_exporter_test_hooks
 start_exporter --collector.disable-defaults --collector.probe --collector.kmsg \
   --config.file=/case/probe.yml
 # --- every operation's histogram fills --------------------------------------
@@ -67,11 +83,13 @@ ratio=$(awk -v p="$probe_s" -v r="$ref_us" 'BEGIN { printf "%.2f", p * 1e6 / r }
 say "probe write 64 B p50 = $(awk -v p="$probe_s" 'BEGIN { printf "%.2f", p * 1e6 }') us; ib_write_lat t_typical = $ref_us us; ratio = $ratio"
 signal p50 "$probe_s"
 echo "probe_p50_us=$(awk -v p="$probe_s" 'BEGIN { printf "%.2f", p * 1e6 }') ib_write_lat_typical_us=$ref_us ratio=$ratio" >"$VMOUT/latency-ratio.txt"
-# Reported, not asserted: ib_write_lat's two busy-polling processes need
-# both vCPUs, so on a loaded host its figure jumps by 100x (seen: 4 ms)
-# while the probe's single thread barely moves.
-awk -v r="$ratio" 'BEGIN { exit !(r >= 0.25 && r <= 4) }' ||
-  say "WARNING: ratio $ratio is outside [0.25, 4]: host CPU contention?"
+# Measured here: 1.8-2.3 on a quiet host, 4.2 at a host load of 13 on 2
+# cores (the probe times one thread's WRITE ping-pong with a responder
+# thread; perftest's two processes each own a vCPU). Outside [0.25, 8] the
+# probe measures something other than the path (a unit slip, the wrong
+# side's clock, a poll that sleeps).
+awk -v r="$ratio" 'BEGIN { exit !(r >= 0.25 && r <= 8) }' ||
+  fail "probe/ib_write_lat p50 ratio $ratio is outside [0.25, 8]"
 
 # --- CQ overrun through the async-event path ---------------------------------
 ge "$(val rnic_async_events_total 'device="rxe0",port="1",event="cq_err"')" 1 ||

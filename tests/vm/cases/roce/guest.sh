@@ -26,8 +26,8 @@ wait_host 90 || fail "host side failed"
 scrape >"$VMOUT/metrics-2.txt" || fail "last scrape"
 # Each skipped value is logged once over all the scrapes.
 for what in dcb/eth0 dcb/dummy0 ethtool/dummy0; do
-  n=$(grep -c "what=$what " "$EXPORTER_LOG")
+  n=$(grep -c "key=$what " "$EXPORTER_LOG")
   [ "$n" = 1 ] || fail "$what logged $n times"
 done
-grep -q 'what=ethtool/eth0 ' "$EXPORTER_LOG" && fail "virtio-net statistics failed to read"
+grep -q 'key=ethtool/eth0 ' "$EXPORTER_LOG" && fail "virtio-net statistics failed to read"
 stop_exporter

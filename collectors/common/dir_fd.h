@@ -1,0 +1,48 @@
+// File descriptors and directory listings for the sysfs readers (the host
+// model and the sysfs source): an owning fd, and getdents64 into a stack
+// buffer, which allocates nothing per entry (no DIR*, no std::string).
+#pragma once
+
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <string_view>
+
+namespace rnic {
+
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+  [[nodiscard]] bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+// Calls fn(name, d_type) for every entry of the open directory `dirfd` but
+// "." and "..". False when the listing failed (errno set).
+template <typename F>
+bool ListDir(int dirfd, F&& fn) {
+  alignas(8) char buf[8192];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+    if (n < 0) return false;
+    if (n == 0) return true;
+    for (long off = 0; off < n;) {
+      const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
+      off += d->d_reclen;
+      const std::string_view name(d->d_name);
+      if (name == "." || name == "..") continue;
+      fn(name, d->d_type);
+    }
+  }
+}
+
+}  // namespace rnic

@@ -1,0 +1,64 @@
+// Families of the netlink_stat and netlink_resource collectors, declared once
+// (collectors/model/family.h). Port state and the driver hw counters are
+// shared with sysfs: collectors/model/port_families.h.
+#pragma once
+
+#include "collectors/model/family.h"
+
+namespace rnic::nl::families {
+
+using prometheus::MetricType;
+
+// netlink_stat
+inline constexpr FamilyDesc kOptionalCounterInfo{
+    "rnic_optional_counter_info", MetricType::Gauge,
+    "device,port,counter,enabled",
+    "Optional counter the port supports (STAT_GET_STATUS); enabled=\"1\" when "
+    "it is on. Turn one on with `rdma statistic set link DEV/PORT "
+    "optional-counters NAME`"};
+inline constexpr FamilyDesc kBoundQps{
+    "rnic_qp_counter_bound_qps", MetricType::Gauge, "device,port,comm",
+    "QPs bound to a counter (rdma statistic qp auto/manual mode), by process"};
+// One family per counter name, named at run time (QpCounterFamily()).
+inline constexpr FamilyDesc kQpCounter{
+    "rnic_qp_counter_<counter>_total", MetricType::Counter, "device,port,comm",
+    "Sum of <counter> over the counters bound to a process's QPs; already "
+    "included in rnic_hw_<counter>_total (never add the two); resets when the "
+    "QPs go away. A pid label (the process id) is added with "
+    "--collector.netlink_stat.qp-counters-by-pid"};
+
+// netlink_resource
+inline constexpr FamilyDesc kResourceObjects{
+    "rnic_resource_objects", MetricType::Gauge, "device,resource",
+    "Objects of a kind on the device (RDMA_NLDEV_CMD_RES_GET summary, as "
+    "`rdma resource show`; only objects visible in the exporter's PID "
+    "namespace)"};
+inline constexpr FamilyDesc kResourceQps{
+    "rnic_resource_qps", MetricType::Gauge, "device,port,qp_type,state",
+    "QPs by port, type and state (RDMA_NLDEV_CMD_RES_QP_GET; port \"0\": not "
+    "bound to a port yet)"};
+inline constexpr FamilyDesc kCommQps{"rnic_resource_comm_qps",
+                                     MetricType::Gauge, "device,comm",
+                                     "QPs held by a process"};
+inline constexpr FamilyDesc kCommCqs{"rnic_resource_cqs", MetricType::Gauge,
+                                     "device,comm", "CQs held by a process"};
+inline constexpr FamilyDesc kCommCqEntries{
+    "rnic_resource_cq_entries", MetricType::Gauge, "device,comm",
+    "Total depth (CQEs) of the CQs a process holds"};
+inline constexpr FamilyDesc kCommCqMaxEntries{
+    "rnic_resource_cq_max_entries", MetricType::Gauge, "device,comm",
+    "Depth (CQEs) of the largest CQ a process holds"};
+inline constexpr FamilyDesc kCommMrs{"rnic_resource_mrs", MetricType::Gauge,
+                                     "device,comm",
+                                     "MRs registered by a process"};
+inline constexpr FamilyDesc kCommMrPinnedBytes{
+    "rnic_resource_mr_pinned_bytes", MetricType::Gauge, "device,comm",
+    "Bytes registered in a process's MRs (sum of mrlen)"};
+inline constexpr FamilyDesc kCommPds{"rnic_resource_pds", MetricType::Gauge,
+                                     "device,comm",
+                                     "Protection domains held by a process"};
+inline constexpr FamilyDesc kCommContexts{
+    "rnic_resource_contexts", MetricType::Gauge, "device,comm",
+    "Verbs contexts (open devices) held by a process"};
+
+}  // namespace rnic::nl::families

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Issue 9, target 1: CPU per default scrape of rnic_exporter on 16 Soft-RoCE
+# ports in the qemu harness, next to the bare kernel cost of the same netlink
+# information (rnic_floor) and each default collector alone, in ONE VM run.
+#
+# usage: tests/bench/vm_scrape_cost.sh [BUILD_DIR]     (default: build-rel)
+#   BUILD_DIR: a non-sanitized Release build with rnic_exporter, rnic_floor
+#   and rnic_vm_scrape_cpu built (the script says what to build if missing).
+# Environment: SCRAPES (per configuration, default 40), ROUNDS (floor rounds
+#   per part, default 96), BLOCKS (interleaved blocks they are split into,
+#   default 8), CONFIGS (default "default none sysfs roce netlink_stat
+#   netlink_resource kmsg"), RNIC_VM_LOCK (a lock file: held with flock while
+#   the VM runs, so VM runs on a shared machine never overlap), and the
+#   tests/vm knobs (RNIC_VM_SMP, RNIC_VM_MEM, ...).
+# Prints the table (tests/bench/vm_cost_table.py); raw figures are in
+# BUILD_DIR/tests/vm/runs/vm_scrape_cost/vm0/bench.txt.
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+REPO_DIR=$(cd "$BENCH_DIR/../.." && pwd)
+BUILD=${1:-$REPO_DIR/build-rel}
+[ -d "$BUILD" ] || { echo "no build dir $BUILD" >&2; exit 2; }
+BUILD=$(cd "$BUILD" && pwd)
+
+if [ -n "${RNIC_VM_LOCK:-}" ] && [ -z "${RNIC_VM_LOCKED:-}" ]; then
+  RNIC_VM_LOCKED=1 exec flock "$RNIC_VM_LOCK" "$0" "$BUILD"
+fi
+
+EXPORTER=$BUILD/exporter/rnic_exporter
+FLOOR=$BUILD/tests/vm/tools/rnic_floor
+SCRAPER=$BUILD/tests/vm/tools/rnic_vm_scrape_cpu
+for b in "$EXPORTER" "$FLOOR" "$SCRAPER"; do
+  if [ ! -x "$b" ]; then
+    echo "missing $b; build it: cmake --build $BUILD --target rnic_exporter rnic_floor rnic_vm_scrape_cpu" >&2
+    exit 2
+  fi
+done
+
+# The case directory gets the parameters as /case/params.sh.
+CASE=$BUILD/tests/bench/vm_scrape_cost
+rm -rf "$CASE"
+mkdir -p "$CASE"
+cp "$BENCH_DIR/vm_scrape_cost/guest.sh" "$BENCH_DIR/vm_scrape_cost/case.conf" "$CASE/"
+{
+  [ -z "${SCRAPES:-}" ] || echo "SCRAPES=$SCRAPES"
+  [ -z "${ROUNDS:-}" ] || echo "ROUNDS=$ROUNDS"
+  [ -z "${CONFIGS:-}" ] || echo "CONFIGS='$CONFIGS'"
+  [ -z "${BLOCKS:-}" ] || echo "BLOCKS=$BLOCKS"
+} >"$CASE/params.sh"
+
+export RNIC_VM_BUILD=$BUILD/tests/vm
+export RNIC_VM_EXPORTER=$EXPORTER RNIC_VM_REQUIRE_EXPORTER=1
+export RNIC_VM_BINS="$FLOOR $SCRAPER"
+export RNIC_VM_RUN_DIR=$RNIC_VM_BUILD/runs/vm_scrape_cost
+rc=0
+"$REPO_DIR/tests/vm/run-case.sh" "$CASE" || rc=$?
+RESULTS=$RNIC_VM_RUN_DIR/vm0/bench.txt
+if [ -s "$RESULTS" ]; then
+  python3 "$BENCH_DIR/vm_cost_table.py" "$RESULTS"
+fi
+exit "$rc"

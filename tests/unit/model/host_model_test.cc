@@ -1,0 +1,188 @@
+#include "collectors/model/host_model.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/unit/sysfs/sysfs_test_util.h"
+
+namespace rnic::host {
+namespace {
+
+namespace fs = std::filesystem;
+using sysfs::testing::ScratchSysfs;
+
+const std::string kKmsgSys = std::string(RNIC_FIXTURES_DIR) + "/kmsg/sys";
+
+TEST(HostModelTest, ReadsDevicesPortsAndWhatTheySitOn) {
+  HostModel m({sysfs::testing::FixtureSysfs()});
+  const auto snap = m.Refresh();
+  ASSERT_EQ(snap->devices.size(), 9u);
+  const Device* d = snap->Find("mlx5_0");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->node_type, "CA");
+  EXPECT_EQ(d->fw_ver, "22.36.1010");
+  EXPECT_EQ(d->pci_address, "0000:03:00.0");
+  EXPECT_EQ(d->numa_node, "0");
+  ASSERT_TRUE(d->numa);
+  EXPECT_EQ(*d->numa, 0);
+  ASSERT_EQ(d->ports.size(), 1u);
+  EXPECT_EQ(d->ports[0].link_layer, "Ethernet");
+  EXPECT_EQ(d->ports[0].netdev, "enp3s0f0np0");
+  EXPECT_EQ(d->ports[0].labels->text(), "device=\"mlx5_0\",port=\"1\"");
+  EXPECT_EQ(d->labels->text(), "device=\"mlx5_0\"");
+  // rxe: no PCI function of its own; the netdev is its parent.
+  const Device* rxe = snap->Find("rxe1");
+  ASSERT_NE(rxe, nullptr);
+  EXPECT_EQ(rxe->pci_address, "");
+  EXPECT_EQ(rxe->ports.at(0).netdev, "dummy0");
+}
+
+TEST(HostModelTest, NothingChangedCostsNoDeviceReadAndKeepsTheSnapshot) {
+  HostModel m({sysfs::testing::FixtureSysfs()});
+  const auto first = m.Refresh();
+  const auto reads = m.stats().device_reads;
+  EXPECT_EQ(reads, first->devices.size());
+  for (int i = 0; i < 5; ++i) {
+    const auto again = m.Refresh();
+    EXPECT_EQ(again.get(), first.get());
+  }
+  EXPECT_EQ(m.stats().device_reads, reads);
+  EXPECT_EQ(m.stats().checks, 6u);
+}
+
+TEST(HostModelTest, RemovalRenameAndNewRegistrationAreSeen) {
+  ScratchSysfs tree;
+  HostModel m({tree.root()});
+  const auto s1 = m.Refresh();
+  const std::uint64_t rxe0 = s1->Find("rxe0")->instance;
+  const std::uint64_t rxe1 = s1->Find("rxe1")->instance;
+
+  // Hot-remove rxe1.
+  const auto link = tree.ib("rxe1");
+  const auto target = fs::read_symlink(link);
+  fs::remove(link);
+  const auto s2 = m.Refresh();
+  EXPECT_GT(s2->generation, s1->generation);
+  EXPECT_EQ(s2->Find("rxe1"), nullptr);
+  EXPECT_EQ(s2->devices.size(), s1->devices.size() - 1);
+
+  // Back under another name (a rename): a device the model has not seen.
+  fs::create_symlink(target, tree.ib("rxe9"));
+  const auto s3 = m.Refresh();
+  ASSERT_NE(s3->Find("rxe9"), nullptr);
+  EXPECT_NE(s3->Find("rxe9")->instance, rxe1);
+  EXPECT_EQ(s3->Find("rxe9")->ports.at(0).labels->text(),
+            "device=\"rxe9\",port=\"1\"");
+
+  // rxe0 registered again under the same name: a new instance.
+  const auto dir = fs::canonical(tree.ib("rxe0"));
+  const auto saved = dir.parent_path() / "rxe0.saved";
+  fs::rename(dir, saved);
+  fs::copy(saved, dir,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::remove_all(saved);
+  const auto s4 = m.Refresh();
+  ASSERT_NE(s4->Find("rxe0"), nullptr);
+  EXPECT_NE(s4->Find("rxe0")->instance, rxe0);
+}
+
+TEST(HostModelTest, InvalidateReadsTheDeviceAgainAndKeepsItsInstance) {
+  ScratchSysfs tree;
+  HostModel m({tree.root()});
+  const auto s1 = m.Refresh();
+  const auto reads = m.stats().device_reads;
+  tree.Write("rxe0/fw_ver", "1.2.3\n");
+  EXPECT_EQ(m.Refresh().get(), s1.get());  // nothing says it changed
+  m.Invalidate("rxe0");
+  const auto s2 = m.Refresh();
+  EXPECT_EQ(m.stats().device_reads, reads + 1);
+  EXPECT_EQ(s2->Find("rxe0")->fw_ver, "1.2.3");
+  EXPECT_EQ(s2->Find("rxe0")->instance, s1->Find("rxe0")->instance);
+}
+
+TEST(HostModelTest, NetlinkNamesTheIndicesAndOnlyOnChange) {
+  int dumps = 0;
+  HostModel m(
+      {sysfs::testing::FixtureSysfs(), [&]() {
+         ++dumps;
+         return Result<std::vector<NetlinkDevice>>(
+             std::vector<NetlinkDevice>{{7, "mlx5_0", 1}, {0, "rxe0", 1}});
+       }});
+  const auto s1 = m.Refresh();
+  EXPECT_EQ(s1->Find("mlx5_0")->index, 7u);
+  EXPECT_EQ(s1->Find("rxe0")->index, 0u);  // the kernel's first index
+  EXPECT_EQ(s1->FindIndex(0)->name, "rxe0");
+  // Devices netlink does not list stay unresolved and are asked for again.
+  EXPECT_FALSE(s1->Find("rxe1")->has_index);
+  EXPECT_TRUE(s1->Find("rxe0")->has_index);
+  // Nothing changed: no dump at the next check; the unresolved devices are
+  // asked about again only every 16th check.
+  const int after_first = dumps;
+  (void)m.Refresh();
+  EXPECT_EQ(dumps, after_first);
+  for (int i = 0; i < 16; ++i) (void)m.Refresh();
+  EXPECT_EQ(dumps, after_first + 1);
+}
+
+TEST(HostModelTest, WithoutSysfsNetlinkAloneDescribesTheDevices) {
+  std::vector<NetlinkDevice> listed{{1, "rxe0", 1}, {2, "mlx5_0", 2}};
+  HostModel m({"/nonexistent-sysfs",
+               [&]() { return Result<std::vector<NetlinkDevice>>(listed); }});
+  const auto s1 = m.Refresh();
+  ASSERT_EQ(s1->devices.size(), 2u);
+  EXPECT_EQ(s1->devices[0]->name, "mlx5_0");  // sorted by name
+  EXPECT_FALSE(s1->devices[0]->in_sysfs);
+  EXPECT_EQ(s1->devices[0]->ports.size(), 2u);
+  EXPECT_EQ(m.Refresh().get(), s1.get());
+  listed.pop_back();  // mlx5_0 removed
+  const auto s2 = m.Refresh();
+  ASSERT_EQ(s2->devices.size(), 1u);
+  EXPECT_EQ(s2->devices[0]->name, "rxe0");
+}
+
+// The one rule for a port's netdev, on the three ways a host shows it.
+TEST(HostModelTest, FindsTheNetdevOfEveryEthernetPort) {
+  HostModel m({std::string(RNIC_FIXTURES_DIR) + "/roce/sys"});
+  const auto snap = m.Refresh();
+  std::vector<std::string> eth;
+  for (const auto& d : snap->devices) {
+    for (const auto& p : d->ports) {
+      if (p.ethernet()) eth.push_back(d->name + "/" + p.label);
+    }
+  }
+  EXPECT_EQ(eth, (std::vector<std::string>{"mlx5_0/1", "mlx5_2/1", "rxe0/1"}));
+  // gid_attrs/ndevs
+  EXPECT_EQ(snap->Find("mlx5_0")->ports.at(0).netdev, "enp129s0f0np0");
+  // device/net (no GID names a netdev)
+  EXPECT_EQ(snap->Find("mlx5_2")->ports.at(0).netdev, "ens5f0v0");
+  // parent (GID entry 0 empty)
+  EXPECT_EQ(snap->Find("rxe0")->ports.at(0).netdev, "eth0");
+  // InfiniBand ports have none.
+  EXPECT_EQ(snap->Find("mlx5_1")->ports.at(0).link_layer, "InfiniBand");
+  EXPECT_EQ(snap->Find("mlx5_1")->ports.at(0).netdev, "");
+}
+
+TEST(HostModelTest, MapsPciFunctionsToDevices) {
+  HostModel m({kKmsgSys});
+  const auto snap = m.Refresh();
+  // Hardware device: its own `device` link.
+  ASSERT_NE(snap->FindPci("0000:08:00.0"), nullptr);
+  EXPECT_EQ(snap->FindPci("0000:08:00.0")->name, "mlx5_0");
+  // Dangling link: the address still comes from the link text.
+  ASSERT_NE(snap->FindPci("0000:08:00.1"), nullptr);
+  EXPECT_EQ(snap->FindPci("0000:08:00.1")->name, "mlx5_1");
+  // rxe: parent eth0 -> virtio0 under 0000:00:03.0 (as in the VM).
+  ASSERT_NE(snap->FindPci("0000:00:03.0"), nullptr);
+  EXPECT_EQ(snap->FindPci("0000:00:03.0")->name, "rxe0");
+  EXPECT_EQ(snap->FindPci("0000:ff:00.0"), nullptr);
+}
+
+TEST(HostModelTest, MissingTreeGivesNoDevices) {
+  HostModel m({kKmsgSys + "/nonexistent"});
+  EXPECT_TRUE(m.Refresh()->devices.empty());
+}
+
+}  // namespace
+}  // namespace rnic::host

@@ -1,0 +1,221 @@
+// rnic_floor: the bare kernel cost of the RDMA netlink information a default
+// scrape exports, as a floor to compare the exporter with (issue 9, target 1).
+//
+//   rnic_floor [--rounds N] [--part all|port|res]
+//
+// Devices and ports are found once, before the clock starts (one GET dump).
+// Then each round does exactly: per port STAT_GET and PORT_GET (doit), per
+// device RES_GET (doit) and one dump each of RES_QP/CQ/MR/PD/CTX_GET. Replies
+// are read into one reused buffer and only walked to find their end: no
+// parsing, no allocation, so the CPU is the syscalls and the kernel filling
+// the answers. CPU is the process's utime+stime (getrusage) over the rounds.
+// --part port does only the per-port requests (netlink_stat's share of the
+// floor), --part res only the per-device ones (netlink_resource's).
+// Prints one line of key=value pairs. A benchmark: it reports, never asserts.
+#include <linux/netlink.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectors/netlink/rdma_nl_uapi.h"
+
+namespace rnic::floor {
+namespace {
+
+namespace nl = rnic::nl;
+
+struct Device {
+  std::uint32_t index = 0;
+  std::uint32_t ports = 0;
+  std::string name;
+};
+
+struct Tally {
+  long requests = 0;
+  long messages = 0;  // data messages (not DONE / ack)
+  long bytes = 0;     // of data messages
+};
+
+class Socket {
+ public:
+  Socket() {
+    sock_ = nl_socket_alloc();
+    if (sock_ == nullptr || nl_connect(sock_, nl::kNetlinkRdma) < 0) {
+      std::fprintf(stderr, "rnic_floor: cannot open NETLINK_RDMA: %s\n",
+                   std::strerror(errno));
+      std::exit(1);
+    }
+    nl_socket_disable_auto_ack(sock_);
+    (void)nl_socket_set_buffer_size(sock_, 1 << 20, 0);
+    buf_.resize(1 << 20);
+  }
+  ~Socket() { nl_socket_free(sock_); }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+
+  // Sends one request and reads its whole answer; `on_msg` (may be null)
+  // sees each data message. Exits on any error: a floor with a failed
+  // request would be no floor.
+  template <typename Fn>
+  void Exchange(std::uint16_t cmd, bool dump, std::optional<std::uint32_t> dev,
+                std::optional<std::uint32_t> port, Tally* t, Fn&& on_msg) {
+    nl_msg* msg = nlmsg_alloc_simple(
+        nl::MsgType(cmd), NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK));
+    // Device indexes start at 0 (rxe0 is often 0): absent is not 0.
+    if (dev) nla_put_u32(msg, nl::kAttrDevIndex, *dev);
+    if (port) nla_put_u32(msg, nl::kAttrPortIndex, *port);
+    if (nl_send_auto(sock_, msg) < 0) Die(cmd, "send failed");
+    const std::uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;
+    nlmsg_free(msg);
+    ++t->requests;
+    const int fd = nl_socket_get_fd(sock_);
+    for (;;) {
+      ssize_t n = recv(fd, buf_.data(), buf_.size(), MSG_TRUNC);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) Die(cmd, std::strerror(errno));
+      if (static_cast<std::size_t>(n) > buf_.size()) Die(cmd, "truncated");
+      // Walk the datagram by hand (NLMSG_OK mixes signed and unsigned).
+      const std::size_t len = static_cast<std::size_t>(n);
+      for (std::size_t off = 0; off + sizeof(nlmsghdr) <= len;) {
+        auto* h = reinterpret_cast<nlmsghdr*>(buf_.data() + off);
+        if (h->nlmsg_len < sizeof(nlmsghdr) || h->nlmsg_len > len - off)
+          Die(cmd, "malformed reply");
+        off += NLMSG_ALIGN(h->nlmsg_len);
+        if (h->nlmsg_seq != seq) continue;
+        if (h->nlmsg_type == NLMSG_DONE) return;
+        if (h->nlmsg_type == NLMSG_ERROR) {
+          auto* e = static_cast<nlmsgerr*>(NLMSG_DATA(h));
+          if (e->error != 0) Die(cmd, std::strerror(-e->error));
+          return;  // the ack that ends a doit
+        }
+        ++t->messages;
+        t->bytes += h->nlmsg_len;
+        on_msg(h);
+        // A doit answers with one message and then the ack.
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] static void Die(std::uint16_t cmd, const char* why) {
+    std::fprintf(stderr, "rnic_floor: command %u: %s\n", cmd, why);
+    std::exit(1);
+  }
+  nl_sock* sock_ = nullptr;
+  std::vector<char> buf_;
+};
+
+std::vector<Device> Discover(Socket& s) {
+  std::vector<Device> out;
+  Tally ignore;
+  s.Exchange(nl::kCmdGet, true, std::nullopt, std::nullopt, &ignore,
+             [&](nlmsghdr* h) {
+               nlattr* tb[nl::kAttrPortIndex + 1] = {};
+               if (nlmsg_parse(h, 0, tb, nl::kAttrPortIndex, nullptr) < 0)
+                 return;
+               if (tb[nl::kAttrDevIndex] == nullptr ||
+                   tb[nl::kAttrPortIndex] == nullptr)
+                 return;
+               Device d;
+               d.index = nla_get_u32(tb[nl::kAttrDevIndex]);
+               d.ports = nla_get_u32(tb[nl::kAttrPortIndex]);
+               if (tb[nl::kAttrDevName] != nullptr)
+                 d.name = nla_get_string(tb[nl::kAttrDevName]);
+               out.push_back(d);
+             });
+  return out;
+}
+
+double CpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto s = [](const timeval& tv) {
+    return static_cast<double>(tv.tv_sec) +
+           static_cast<double>(tv.tv_usec) / 1e6;
+  };
+  return s(ru.ru_utime) + s(ru.ru_stime);
+}
+
+double Now() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+int Run(int rounds, const std::string& part) {
+  const bool do_port = part != "res";
+  const bool do_res = part != "port";
+  Socket s;
+  const std::vector<Device> devices = Discover(s);
+  long ports = 0;
+  for (const auto& d : devices) ports += d.ports;
+  constexpr std::uint16_t kDumps[] = {nl::kCmdResQpGet, nl::kCmdResCqGet,
+                                      nl::kCmdResMrGet, nl::kCmdResPdGet,
+                                      nl::kCmdResCtxGet};
+  auto nothing = [](nlmsghdr*) {};
+  Tally t;
+  const double c0 = CpuSeconds();
+  const double t0 = Now();
+  for (int r = 0; r < rounds; ++r) {
+    for (const auto& d : devices) {
+      for (std::uint32_t p = 1; do_port && p <= d.ports; ++p) {
+        s.Exchange(nl::kCmdStatGet, false, d.index, p, &t, nothing);
+        s.Exchange(nl::kCmdPortGet, false, d.index, p, &t, nothing);
+      }
+      if (!do_res) continue;
+      s.Exchange(nl::kCmdResGet, false, d.index, std::nullopt, &t, nothing);
+      for (std::uint16_t cmd : kDumps) {
+        s.Exchange(cmd, true, d.index, std::nullopt, &t, nothing);
+      }
+    }
+  }
+  const double wall = Now() - t0;
+  const double cpu = CpuSeconds() - c0;
+  std::printf(
+      "part=%s rounds=%d devices=%zu ports=%ld requests_per_round=%ld "
+      "messages_per_round=%ld bytes_per_round=%ld wall_s=%.3f cpu_s=%.3f "
+      "cpu_per_round_ms=%.3f\n",
+      part.c_str(), rounds, devices.size(), ports, t.requests / rounds,
+      t.messages / rounds, t.bytes / rounds, wall, cpu, cpu / rounds * 1e3);
+  return 0;
+}
+
+}  // namespace
+}  // namespace rnic::floor
+
+int main(int argc, char** argv) {
+  int rounds = 100;
+  std::string part = "all";
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--rounds" && i + 1 < argc) {
+      rounds = std::atoi(argv[++i]);
+    } else if (a == "--part" && i + 1 < argc &&
+               (std::string(argv[i + 1]) == "all" ||
+                std::string(argv[i + 1]) == "port" ||
+                std::string(argv[i + 1]) == "res")) {
+      part = argv[++i];
+    } else {
+      rounds = 0;
+      break;
+    }
+  }
+  if (rounds <= 0) {
+    std::fprintf(stderr,
+                 "usage: rnic_floor [--rounds N] [--part all|port|res]\n");
+    return 2;
+  }
+  return rnic::floor::Run(rounds, part);
+}
