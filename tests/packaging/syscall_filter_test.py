@@ -7,7 +7,7 @@ traced syscall against the filter of packaging/systemd/rnic-exporter.service
 as systemd-analyze expands it (allow list minus deny list). A syscall outside
 the filter would be answered with EPERM in production.
 
-Skips (77) without strace or systemd-analyze. Env: RNIC_EXPORTER,
+Fails without strace or systemd-analyze. Env: RNIC_EXPORTER,
 RNIC_SOURCE_DIR.
 """
 import os
@@ -65,11 +65,11 @@ def unit_filter(groups):
 def main():
     for tool in ("strace", "systemd-analyze"):
         if not shutil.which(tool):
-            print(f"SKIP: {tool} not installed")
-            return 77
+            print(f"FAIL: {tool} not installed (run ./setup.sh)")
+            return 1
     if not os.path.exists(BIN):
-        print(f"SKIP: no exporter binary at {BIN}")
-        return 77
+        print(f"FAIL: no exporter binary at {BIN}")
+        return 1
     groups = syscall_groups()
     allow, deny = unit_filter(groups)
     if not allow:

@@ -5,8 +5,8 @@
 set -euo pipefail
 repo=${1:?repo}
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null; then
-  echo "SKIP: dpkg-buildpackage/debhelper not installed"
-  exit 77
+  echo "FAIL: dpkg-buildpackage/debhelper not installed (run ./setup.sh)"
+  exit 1
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -8,8 +8,8 @@ repo=${1:?repo}
 bin=${2:-}
 max=${3:-3.0}
 command -v systemd-analyze >/dev/null || {
-  echo "SKIP: systemd-analyze not installed"
-  exit 77
+  echo "FAIL: systemd-analyze not installed"
+  exit 1
 }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

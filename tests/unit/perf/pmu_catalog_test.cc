@@ -69,6 +69,39 @@ TEST(PmuCatalogTest, EncodesTermsThroughFormats) {
   EXPECT_FALSE(EncodeEvent(*pmu, "").ok());
 }
 
+// The kernel's own format files of this machine, not a fixture: a field that
+// does not start at bit 0 (uprobe's ref_ctr_offset, config:32-63) and one that
+// spans the whole word (msr's event, config:0-63) take non-zero values.
+TEST(PmuCatalogTest, EncodesThroughThisMachinesRealFormats) {
+  const std::string sys = "/sys";
+  int checked = 0;
+  if (auto uprobe = LoadPmu(sys, "uprobe"); uprobe.ok()) {
+    auto e = EncodeEvent(*uprobe, "retprobe=1,ref_ctr_offset=0x1234");
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e->config[0], (0x1234ULL << 32) | 1ULL);
+    e = EncodeEvent(*uprobe, "ref_ctr_offset=0xffffffff");
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e->config[0], 0xffffffffULL << 32);
+    EXPECT_FALSE(EncodeEvent(*uprobe, "ref_ctr_offset=0x100000000").ok());
+    EXPECT_FALSE(EncodeEvent(*uprobe, "retprobe=2").ok());
+    ++checked;
+  }
+  if (auto msr = LoadPmu(sys, "msr"); msr.ok()) {
+    auto e = EncodeEvent(*msr, "event=0x3f");
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e->config[0], 0x3fULL);
+    e = EncodeEvent(*msr, "event=0xffffffffffffffff");
+    ASSERT_TRUE(e.ok()) << e.error().message;
+    EXPECT_EQ(e->config[0], ~0ULL);
+    // A named event resolves through the PMU's events/ directory.
+    if (auto tsc = EncodeEvent(*msr, "tsc"); tsc.ok()) {
+      EXPECT_EQ(tsc->config[0], 0u);
+    }
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "neither uprobe nor msr PMU on this host";
+}
+
 TEST(PmuCatalogTest, NamedEventsCarryScaleAndUnit) {
   auto pmu = LoadPmu(kSysfs, "uncore_iio_free_running_0");
   ASSERT_TRUE(pmu.ok());
