@@ -91,6 +91,17 @@ Result<std::string> ToCivetPort(const std::string& address) {
   return std::string(buf) + ":" + port;
 }
 
+Result<int> WorkerThreadsFor(int max_requests) {
+  if (max_requests < 0 || max_requests > kMaxRequestsCeiling) {
+    return Error{"--web.max-requests=" + std::to_string(max_requests) +
+                 ": expected 0 (no limit) to " +
+                 std::to_string(kMaxRequestsCeiling) +
+                 " (each parallel scrape needs a worker thread)"};
+  }
+  return (max_requests == 0 ? kUnlimitedWorkerThreads : max_requests) +
+         kSpareWorkerThreads;
+}
+
 Result<std::vector<std::string>> HttpServer::Start(
     const std::vector<std::string>& addresses, int worker_threads) {
   std::string ports;
@@ -103,15 +114,27 @@ Result<std::vector<std::string>> HttpServer::Start(
   mg_init_library(0);
   const std::string threads =
       std::to_string(worker_threads < 1 ? 1 : worker_threads);
-  const char* opts[] = {"listening_ports", ports.c_str(), "num_threads",
-                        threads.c_str(), "enable_keep_alive", "yes",
-                        "keep_alive_timeout_ms", "60000", "request_timeout_ms",
-                        "30000",
-                        // CivetWeb sends each header line in its own
-                        // segment, then the body: with Nagle on, a small
-                        // gzip body on a kept-alive connection waited for
-                        // the client's delayed ACK (40 ms per scrape).
-                        "tcp_nodelay", "1", nullptr};
+  const char* opts[] = {
+      "listening_ports", ports.c_str(), "num_threads", threads.c_str(),
+      // Request line and headers share this buffer; a request that does not
+      // fit is answered 400 and closed (CivetWeb 1.15 reports it as a
+      // malformed message: its 413 path is unreachable).
+      "max_request_size", "16384",
+      // Total time to receive a request's line and headers (CivetWeb 1.15
+      // measures it from the request's start, so a client trickling bytes is
+      // cut off too), and also the time a response write may stall. A scrape
+      // nobody reads for 10 s is past Prometheus' default timeout anyway.
+      "request_timeout_ms", "10000",
+      // An idle keep-alive connection holds a worker thread. 20 s keeps a
+      // 15 s scrape interval's connection and closes well before a 30 s or
+      // 1 m scraper reuses it, so a close never races the next request.
+      "enable_keep_alive", "yes", "keep_alive_timeout_ms", "20000",
+      // linger_timeout_ms stays unset: with it, close() blocks a worker on a
+      // client that does not read.
+      // CivetWeb sends each header line in its own segment, then the body:
+      // with Nagle on, a small gzip body on a kept-alive connection waited
+      // for the client's delayed ACK (40 ms per scrape).
+      "tcp_nodelay", "1", nullptr};
   mg_callbacks cb{};
   cb.log_message = LogMessage;
   mg_init_data init{};

@@ -37,6 +37,19 @@ class HttpServer {
   mg_context* ctx_ = nullptr;
 };
 
+// CivetWeb serves each connection on one worker thread, from the first byte
+// of a request to the end of its keep-alive wait, so the thread count is what
+// makes --web.max-requests reachable: `max_requests` scrapes plus spare
+// threads for the 503 answers beyond the limit, /-/healthy, idle keep-alive
+// connections and slow clients. A limit of 0 (no 503) still gets a bounded
+// pool; connections beyond the pool wait in CivetWeb's accept queue.
+inline constexpr int kSpareWorkerThreads = 8;
+inline constexpr int kUnlimitedWorkerThreads = 64;
+// Each worker costs about 16 KiB resident (request buffer, touched stack) and
+// a stack's address space, so a limit above this is a typo, not a plan.
+inline constexpr int kMaxRequestsCeiling = 1024;
+[[nodiscard]] Result<int> WorkerThreadsFor(int max_requests);
+
 // ":9709" -> "0.0.0.0:9709"; rejects what Debian's CivetWeb cannot bind.
 [[nodiscard]] Result<std::string> ToCivetPort(const std::string& address);
 

@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
                  " (revision " RNIC_REVISION ")\n";
     return 0;
   }
+  auto threads = WorkerThreadsFor(opts.max_requests);
+  if (!threads.ok()) return Fail(threads.error().message);
   SetUpLogging(opts.log_level, opts.log_format);
 
   auto config = LoadConfigFile(opts.config_file, specs);
@@ -101,12 +103,7 @@ int main(int argc, char** argv) {
                          [host = shared->host] { host->Refresh(); });
   WebHandler handler(opts, runner);
   HttpServer server(handler);
-  // Worker threads: enough for parallel scrapes plus health checks, few
-  // enough to keep the footprint small.
-  int threads = opts.max_requests > 0 && opts.max_requests < 8
-                    ? opts.max_requests + 1
-                    : 8;
-  auto bound = server.Start(opts.listen_addresses, threads);
+  auto bound = server.Start(opts.listen_addresses, threads.value());
   if (!bound.ok()) return Fail(bound.error().message);
   for (const auto& b : bound.value()) {
     spdlog::info("msg=\"listening\" address={} version=" RNIC_VERSION, b);
