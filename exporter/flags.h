@@ -18,7 +18,10 @@ inline constexpr int kDefaultPort = 9709;
 struct Options {
   std::vector<std::string> listen_addresses;  // as given, e.g. ":9709"
   std::string telemetry_path = "/metrics";
-  int max_requests = 40;
+  // Each parallel scrape holds a CivetWeb worker thread (and its stack), so
+  // the default is sized for an HA pair of Prometheus servers with room to
+  // spare, not for node_exporter's goroutines (40).
+  int max_requests = 10;
   double timeout_offset_seconds = 0.5;
   double default_timeout_seconds = 10;
   bool disable_exporter_metrics = false;

@@ -28,7 +28,7 @@ TEST(FlagsTest, Defaults) {
   EXPECT_EQ(o->listen_addresses,
             std::vector<std::string>{":" + std::to_string(kDefaultPort)});
   EXPECT_EQ(o->telemetry_path, "/metrics");
-  EXPECT_EQ(o->max_requests, 40);
+  EXPECT_EQ(o->max_requests, 10);
   EXPECT_EQ(o->paths.sysfs, "/sys");
   EXPECT_TRUE(o->collectors.at("alpha"));
   EXPECT_FALSE(o->collectors.at("beta"));
