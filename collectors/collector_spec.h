@@ -67,6 +67,18 @@ struct CollectorArgs {
 
 using CollectorFactory =
     std::function<Result<std::unique_ptr<Collector>>(const CollectorArgs&)>;
+// Checks a collector's --config.file section without side effects.
+using ConfigCheck = std::function<Status(const YAML::Node&)>;
+
+// A ConfigCheck from a section parser (Result<T>(const YAML::Node&)).
+template <typename Parse>
+[[nodiscard]] ConfigCheck CheckWith(Parse parse) {
+  return [parse](const YAML::Node& node) -> Status {
+    auto r = parse(node);
+    if (!r.ok()) return r.error();
+    return Status::Ok();
+  };
+}
 
 struct CollectorSpec {
   std::string name;
@@ -78,6 +90,10 @@ struct CollectorSpec {
   // output checks and the dashboard lint read this list.
   std::vector<const FamilyDesc*> families;
   CollectorFactory factory;
+  // Run on the collector's section at start-up, whether the collector is
+  // enabled or not, so a typo in a disabled section is refused too. Unset:
+  // the collector has no section, and a non-empty one is an error.
+  ConfigCheck check_config;
 
   // Every option parsed: `given` (option name -> flag text) over the defaults.
   [[nodiscard]] Result<OptionValues> ParseOptions(

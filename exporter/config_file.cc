@@ -1,5 +1,9 @@
 #include "exporter/config_file.h"
 
+#include <utility>
+
+#include "collectors/common/yaml_map.h"
+
 namespace rnic {
 
 Result<std::map<std::string, YAML::Node>> LoadConfigFile(
@@ -17,15 +21,28 @@ Result<std::map<std::string, YAML::Node>> LoadConfigFile(
   if (root.IsNull()) return out;
   if (!root.IsMap())
     return Error{"config file " + path + ": top level must be a map"};
-  for (const auto& kv : root) {
-    const std::string key = kv.first.as<std::string>();
-    bool known = false;
-    for (const auto& s : specs) known = known || s.name == key;
-    if (!known) {
+  auto keys = MapKeys(root, "config file " + path);
+  if (!keys.ok()) return keys.error();
+  for (const auto& key : *keys) {
+    const CollectorSpec* spec = nullptr;
+    for (const auto& s : specs) {
+      if (s.name == key) spec = &s;
+    }
+    if (spec == nullptr) {
       return Error{"config file " + path + ": unknown key '" + key +
                    "' (top-level keys are collector names)"};
     }
-    out[key] = kv.second;
+    const YAML::Node section = std::as_const(root)[key];
+    // Every section is checked, the disabled collectors' too. A collector
+    // without settings takes an empty section at most.
+    Status st = spec->check_config ? spec->check_config(section)
+                                   : CheckMapKeys(section, key, {});
+    if (!st.ok()) {
+      return Error{
+          "config file " + path + ": " + st.error().message +
+          (spec->check_config ? "" : " (this collector has no settings)")};
+    }
+    out[key] = section;
   }
   return out;
 }

@@ -1,8 +1,9 @@
 #include "exporter/flags.h"
 
 #include <charconv>
-#include <cstdlib>
 #include <optional>
+
+#include "exporter/scrape_timeout.h"
 
 namespace rnic {
 namespace {
@@ -21,9 +22,10 @@ constexpr ValueFlag kValueFlags[] = {
     {"web.timeout-offset",
      "Seconds subtracted from the scraper's "
      "X-Prometheus-Scrape-Timeout-Seconds "
-     "to give collectors their deadline."},
+     "to give collectors their deadline (0 to 3600)."},
     {"web.default-timeout",
-     "Collector deadline in seconds when the scraper sends no timeout header."},
+     "Collector deadline in seconds when the scraper sends no timeout header "
+     "(more than 0, at most 3600)."},
     {"path.sysfs", "sysfs mount point."},
     {"path.procfs", "procfs mount point."},
     {"path.devkmsg", "Kernel log device read by the kmsg collector."},
@@ -47,13 +49,6 @@ const CollectorSpec* FindSpec(const std::vector<CollectorSpec>& specs,
     if (s.name == name) return &s;
   }
   return nullptr;
-}
-
-std::optional<double> ParseDouble(const std::string& s) {
-  char* end = nullptr;
-  double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
-  return v;
 }
 
 Error Bad(const std::string& flag, const std::string& why) {
@@ -156,12 +151,17 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
       }
       o.max_requests = n;
     } else if (name == "web.timeout-offset" || name == "web.default-timeout") {
-      auto d = ParseDouble(v);
-      if (!d || *d < 0 || (name == "web.default-timeout" && *d <= 0)) {
-        return Bad(name, "expected seconds, got '" + v + "'");
+      // Finite and bounded: both end up in a clock deadline.
+      const bool offset = name == "web.timeout-offset";
+      auto d = ParseSeconds(v);
+      if (!d || *d < 0 || (!offset && *d == 0) || *d > kMaxTimeoutSeconds) {
+        return Bad(name,
+                   std::string("expected seconds, ") +
+                       (offset ? "0" : "more than 0") + " to " +
+                       std::to_string(static_cast<int>(kMaxTimeoutSeconds)) +
+                       ", got '" + v + "'");
       }
-      (name == "web.timeout-offset" ? o.timeout_offset_seconds
-                                    : o.default_timeout_seconds) = *d;
+      (offset ? o.timeout_offset_seconds : o.default_timeout_seconds) = *d;
     } else if (name == "path.sysfs") {
       o.paths.sysfs = v;
     } else if (name == "path.procfs") {

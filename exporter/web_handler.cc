@@ -1,9 +1,8 @@
 #include "exporter/web_handler.h"
 
-#include <cstdlib>
-
 #include "exporter/exposition.h"
 #include "exporter/gzip.h"
+#include "exporter/scrape_timeout.h"
 #include "exporter/self_metrics.h"
 #include "exporter/version.h"
 
@@ -13,15 +12,8 @@ WebHandler::WebHandler(const Options& options, CollectorRunner& runner)
     : options_(options), runner_(runner) {}
 
 double WebHandler::DeadlineSeconds(const std::string& header) const {
-  double t = options_.default_timeout_seconds;
-  if (!header.empty()) {
-    char* end = nullptr;
-    double h = std::strtod(header.c_str(), &end);
-    if (end != header.c_str() && h > 0) t = h;
-  }
-  // Keep the offset from eating short timeouts whole.
-  double d = t - options_.timeout_offset_seconds;
-  return d < t / 2 ? t / 2 : d;
+  return ScrapeDeadlineSeconds(header, options_.default_timeout_seconds,
+                               options_.timeout_offset_seconds);
 }
 
 HttpResponse WebHandler::Handle(const HttpRequest& req) {

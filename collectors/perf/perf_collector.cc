@@ -2,9 +2,12 @@
 
 #include <spdlog/common.h>
 
+#include <cmath>
 #include <optional>
 
 #include "collectors/common/log_once.h"
+#include "collectors/common/range_list.h"
+#include "collectors/common/yaml_map.h"
 #include "collectors/perf/perf_counter.h"
 #include "collectors/perf/pmu_catalog.h"
 
@@ -39,42 +42,80 @@ struct OpenEvent {
   LabelSetPtr labels;  // pmu, event, cpu: built once at open
 };
 
+// A text value of an event entry.
+Result<std::string> Text(const YAML::Node& n, const std::string& where) {
+  if (!n.IsScalar() || n.Scalar().empty()) {
+    return Error{where + ": must be a non-empty string"};
+  }
+  return n.Scalar();
+}
+
+// "cpus: [0, 2]" or a kernel CPU list "cpus: 0-3,8".
+Result<std::vector<int>> Cpus(const YAML::Node& n, const std::string& where) {
+  constexpr const char* kForm =
+      ": must be a list of CPUs or a CPU list (0-3,8)";
+  if (n.IsScalar()) {
+    auto cpus = ParseCpuList(n.Scalar());
+    if (!cpus.ok()) return Error{where + kForm};
+    return cpus;
+  }
+  if (!n.IsSequence()) return Error{where + kForm};
+  std::vector<int> out;
+  for (const auto& cpu : n) {
+    int c = -1;
+    try {
+      if (cpu.IsScalar()) c = cpu.as<int>();
+    } catch (const YAML::Exception&) {
+      c = -1;
+    }
+    if (c < 0) return Error{where + kForm};
+    out.push_back(c);
+  }
+  return out;
+}
+
 Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
   std::vector<EventConfig> out;
-  if (!node || node.IsNull()) return out;
-  if (!node.IsMap()) return Error{"perf: must be a map with key 'events'"};
-  for (const auto& kv : node) {
-    if (kv.first.as<std::string>() != "events") {
-      return Error{"perf: unknown key '" + kv.first.as<std::string>() + "'"};
-    }
+  if (Status st = CheckMapKeys(node, "perf", {"events"}); !st.ok()) {
+    return st.error();
   }
+  if (!node || node.IsNull()) return out;
   const YAML::Node events = node["events"];
-  if (!events) return out;
+  if (!events || events.IsNull()) return out;
   if (!events.IsSequence()) return Error{"perf.events: must be a list"};
   int i = 0;
   for (const auto& e : events) {
     const std::string where = "perf.events[" + std::to_string(i++) + "]";
     if (!e.IsMap()) return Error{where + ": must be a map"};
+    if (Status st =
+            CheckMapKeys(e, where, {"pmu", "event", "name", "scale", "cpus"});
+        !st.ok()) {
+      return st.error();
+    }
     EventConfig c;
-    try {
-      for (const auto& kv : e) {
-        const std::string k = kv.first.as<std::string>();
-        if (k == "pmu") {
-          c.pmu = kv.second.as<std::string>();
-        } else if (k == "event") {
-          c.event = kv.second.as<std::string>();
-        } else if (k == "name") {
-          c.label = kv.second.as<std::string>();
-        } else if (k == "scale") {
-          c.scale = kv.second.as<double>();
-        } else if (k == "cpus") {
-          for (const auto& cpu : kv.second) c.cpus.push_back(cpu.as<int>());
-        } else {
-          return Error{where + ": unknown key '" + k + "'"};
+    for (const auto& kv : e) {
+      const std::string& k = kv.first.Scalar();  // CheckMapKeys: scalars
+      const std::string at = where + "." + k;
+      if (k == "pmu" || k == "event" || k == "name") {
+        auto t = Text(kv.second, at);
+        if (!t.ok()) return t.error();
+        (k == "pmu" ? c.pmu : k == "event" ? c.event : c.label) = *t;
+      } else if (k == "scale") {
+        double v = 0;
+        try {
+          if (kv.second.IsScalar()) v = kv.second.as<double>();
+        } catch (const YAML::Exception&) {
+          v = 0;
         }
+        if (!std::isfinite(v) || v <= 0) {
+          return Error{at + ": must be a finite number > 0"};
+        }
+        c.scale = v;
+      } else if (k == "cpus") {
+        auto cpus = Cpus(kv.second, at);
+        if (!cpus.ok()) return cpus.error();
+        c.cpus = std::move(cpus).value();
       }
-    } catch (const YAML::Exception& ex) {
-      return Error{where + ": " + ex.what()};
     }
     if (c.pmu.empty() || c.event.empty())
       return Error{where + ": needs 'pmu' and 'event'"};
@@ -163,6 +204,7 @@ CollectorSpec MakePerfCollectorSpec() {
       "from the `perf:` section of --config.file. Needs CAP_PERFMON.";
   s.default_enabled = false;
   s.families = {&kEvents, &kUnavailable};
+  s.check_config = CheckWith(ParseConfig);
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);

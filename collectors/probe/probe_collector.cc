@@ -1,10 +1,9 @@
 #include "collectors/probe/probe_collector.h"
 
-#include "collectors/probe/probe_families.h"
-
 #include <spdlog/spdlog.h>
 
 #include "collectors/common/log_once.h"
+#include "collectors/probe/probe_families.h"
 
 namespace rnic {
 namespace probe {
@@ -50,6 +49,7 @@ CollectorSpec MakeProbeCollectorSpec() {
   spec.default_enabled = false;
   spec.families.assign(std::begin(probe::families::kAll),
                        std::end(probe::families::kAll));
+  spec.check_config = CheckWith(probe::ParseProbeConfig);
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = probe::ParseProbeConfig(args.config);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <set>
+#include <cmath>
+
+#include "collectors/common/yaml_map.h"
 
 namespace rnic::probe {
 namespace {
@@ -169,23 +171,26 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
   } else {
     return Error{"unknown duration unit '" + unit + "'"};
   }
+  // inf, nan or 1e300s have no integer count: converting them is undefined.
+  constexpr double kMaxMs = 1e15;  // about 30000 years
+  if (!std::isfinite(ms) || ms > kMaxMs) {
+    return Error{"duration out of range: '" + s + "'"};
+  }
   return std::chrono::milliseconds(static_cast<long long>(ms));
 }
 
 Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
   ProbeConfig c;
-  if (!node || node.IsNull()) return c;
-  if (!node.IsMap()) return Error{"probe: must be a map"};
-  static const std::set<std::string> kKnown = {
-      "enabled",         "devices",           "ports",       "operations",
-      "sizes",           "interval",          "iterations",  "timeout",
-      "sq_depth",        "rq_depth",          "cq_depth",    "gid_index",
-      "mr_sizes",        "mr_interval",       "qp_counters", "split_cpus",
-      "two_sided_write", "cpu_budget_percent"};
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    if (!kKnown.count(key)) return KeyError(key, "unknown key");
+  if (Status st = CheckMapKeys(
+          node, "probe",
+          {"enabled", "devices", "ports", "operations", "sizes", "interval",
+           "iterations", "timeout", "sq_depth", "rq_depth", "cq_depth",
+           "gid_index", "mr_sizes", "mr_interval", "qp_counters", "split_cpus",
+           "two_sided_write", "cpu_budget_percent"});
+      !st.ok()) {
+    return st.error();
   }
+  if (!node || node.IsNull()) return c;
   if (auto n = node["enabled"]) {
     auto v = Scalar<bool>(n, "enabled");
     if (!v) return v.error();

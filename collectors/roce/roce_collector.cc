@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectors/common/log_once.h"
+#include "collectors/common/yaml_map.h"
 #include "collectors/roce/ethtool_names.h"
 #include "collectors/roce/host_facts.h"
 
@@ -510,21 +511,18 @@ struct RoceConfig {
 
 Result<RoceConfig> ParseConfig(const YAML::Node& node) {
   RoceConfig c;
+  if (Status st = CheckMapKeys(node, "roce", {"ethtool_stats_dir", "dcb_dir"});
+      !st.ok()) {
+    return st.error();
+  }
   if (!node || node.IsNull()) return c;
-  if (!node.IsMap()) return Error{"roce: must be a map"};
-  try {
-    for (const auto& kv : node) {
-      const std::string k = kv.first.as<std::string>();
-      if (k == "ethtool_stats_dir") {
-        c.ethtool_stats_dir = kv.second.as<std::string>();
-      } else if (k == "dcb_dir") {
-        c.dcb_dir = kv.second.as<std::string>();
-      } else {
-        return Error{"roce: unknown key '" + k + "'"};
-      }
+  for (const auto& kv : node) {
+    const std::string& k = kv.first.Scalar();  // CheckMapKeys: scalars
+    if (!kv.second.IsScalar() || kv.second.Scalar().empty()) {
+      return Error{"roce." + k + ": must be a directory path"};
     }
-  } catch (const YAML::Exception& ex) {
-    return Error{std::string("roce: ") + ex.what()};
+    (k == "ethtool_stats_dir" ? c.ethtool_stats_dir : c.dcb_dir) =
+        kv.second.Scalar();
   }
   return c;
 }
@@ -549,6 +547,7 @@ CollectorSpec MakeRoceCollectorSpec() {
       "from sysfs/procfs.";
   s.default_enabled = true;
   s.families.assign(std::begin(kAllFamilies), std::end(kAllFamilies));
+  s.check_config = CheckWith(ParseConfig);
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);

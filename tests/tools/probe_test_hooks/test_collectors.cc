@@ -10,30 +10,46 @@ namespace {
 
 constexpr char kKey[] = "test_cq_overrun_writes";
 
-Result<std::unique_ptr<Collector>> ProbeWithHooks(const CollectorArgs& args) {
-  // The test key is taken out; the rest goes through the shipped parser,
-  // so the test build's schema is the shipped one plus this key.
-  YAML::Node section = YAML::Clone(args.config);
-  int writes = 0;
-  if (section.IsMap()) {
-    const YAML::Node& view = section;
+struct HookedSection {
+  int writes = 0;      // test_cq_overrun_writes, 0: not given
+  YAML::Node section;  // the rest, for the shipped parser
+};
+
+// The test key is taken out; the rest goes through the shipped parser, so
+// the test build's schema is the shipped one plus this key.
+Result<HookedSection> TakeHookKey(const YAML::Node& config) {
+  HookedSection out{0, YAML::Clone(config)};
+  if (out.section.IsMap()) {
+    const YAML::Node& view = out.section;
     if (const YAML::Node n = view[kKey]) {
       try {
-        writes = n.as<int>();
+        out.writes = n.as<int>();
       } catch (const YAML::Exception&) {
-        writes = -1;
+        out.writes = -1;
       }
-      if (writes < 1 || writes > 1024) {
+      if (out.writes < 1 || out.writes > 1024) {
         return Error{std::string("probe.") + kKey +
                      ": must be an integer from 1 to 1024"};
       }
-      section.remove(kKey);
+      out.section.remove(kKey);
     }
   }
-  auto cfg = probe::ParseProbeConfig(section);
+  return out;
+}
+
+Result<probe::ProbeConfig> ParseHooked(const YAML::Node& config) {
+  auto h = TakeHookKey(config);
+  if (!h) return h.error();
+  return probe::ParseProbeConfig(h->section);
+}
+
+Result<std::unique_ptr<Collector>> ProbeWithHooks(const CollectorArgs& args) {
+  auto h = TakeHookKey(args.config);
+  if (!h) return h.error();
+  auto cfg = probe::ParseProbeConfig(h->section);
   if (!cfg) return cfg.error();
   return probe::MakeProbeCollector(
-      *cfg, writes > 0 ? CqOverrunHook(writes) : nullptr);
+      *cfg, h->writes > 0 ? CqOverrunHook(h->writes) : nullptr);
 }
 
 }  // namespace
@@ -42,7 +58,9 @@ const std::vector<CollectorSpec>& TestCollectors() {
   static const std::vector<CollectorSpec> specs = [] {
     std::vector<CollectorSpec> s = AllCollectors();
     for (auto& spec : s) {
-      if (spec.name == "probe") spec.factory = ProbeWithHooks;
+      if (spec.name != "probe") continue;
+      spec.factory = ProbeWithHooks;
+      spec.check_config = CheckWith(ParseHooked);
     }
     return s;
   }();

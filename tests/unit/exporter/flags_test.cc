@@ -83,6 +83,17 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
       {{"--collector.alpha=maybe"}, "--collector.alpha"},
       {{"positional"}, "positional"},
       {{"--web.timeout-offset=-1"}, "--web.timeout-offset"},
+      {{"--web.timeout-offset=nan"}, "--web.timeout-offset"},
+      {{"--web.timeout-offset=inf"}, "--web.timeout-offset"},
+      {{"--web.timeout-offset=1e300"}, "--web.timeout-offset"},
+      {{"--web.default-timeout=nan"},
+       "--web.default-timeout: expected seconds"},
+      {{"--web.default-timeout=inf"}, "--web.default-timeout"},
+      {{"--web.default-timeout=-inf"}, "--web.default-timeout"},
+      {{"--web.default-timeout=1e300"}, "--web.default-timeout"},
+      {{"--web.default-timeout=3601"}, "--web.default-timeout"},
+      {{"--web.default-timeout=0"}, "--web.default-timeout"},
+      {{"--web.default-timeout=10s"}, "--web.default-timeout"},
       {{"--collector.alpha.depth=deep"},
        "--collector.alpha.depth=deep: not an integer 0..100"},
       {{"--collector.alpha.depth", "101"}, "--collector.alpha.depth=101"},
@@ -99,6 +110,16 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
     EXPECT_NE(o.error().message.find(c.needle), std::string::npos)
         << o.error().message;
   }
+}
+
+TEST(FlagsTest, TimeoutsInRange) {
+  auto o = Parse({"--web.default-timeout=3600", "--web.timeout-offset=0"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->default_timeout_seconds, 3600);
+  EXPECT_EQ(o->timeout_offset_seconds, 0);
+  o = Parse({"--web.default-timeout=0.25"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->default_timeout_seconds, 0.25);
 }
 
 TEST(FlagsTest, HelpListsCollectorsAndOptions) {

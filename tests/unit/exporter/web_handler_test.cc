@@ -31,10 +31,13 @@ TEST(WebHandlerTest, MetricsTextAndOpenMetrics) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.content_type, "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_NE(r.body.find("rnic_one 1\n"), std::string::npos);
-  EXPECT_NE(r.body.find("rnic_scrape_collector_success{collector=\"one\"} 1"), std::string::npos);
+  EXPECT_NE(r.body.find("rnic_scrape_collector_success{collector=\"one\"} 1"),
+            std::string::npos);
   EXPECT_NE(r.body.find("process_resident_memory_bytes"), std::string::npos);
-  r = f.handler->Handle({"GET", "/metrics", "application/openmetrics-text", "", ""});
-  EXPECT_EQ(r.content_type, "application/openmetrics-text; version=1.0.0; charset=utf-8");
+  r = f.handler->Handle(
+      {"GET", "/metrics", "application/openmetrics-text", "", ""});
+  EXPECT_EQ(r.content_type,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8");
   EXPECT_EQ(r.body.substr(r.body.size() - 6), "# EOF\n");
 }
 
@@ -44,7 +47,8 @@ TEST(WebHandlerTest, GzipWhenAsked) {
   ASSERT_FALSE(r.body.empty());
   EXPECT_EQ(static_cast<unsigned char>(r.body[0]), 0x1f);
   bool has = false;
-  for (const auto& [k, v] : r.headers) has = has || (k == "Content-Encoding" && v == "gzip");
+  for (const auto& [k, v] : r.headers)
+    has = has || (k == "Content-Encoding" && v == "gzip");
   EXPECT_TRUE(has);
 }
 
@@ -64,8 +68,24 @@ TEST(WebHandlerTest, DeadlineFromScrapeTimeoutHeader) {
   Fixture f;
   EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds(""), 9.5);
   EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("4.000000"), 3.5);
-  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("0.6"), 0.3);  // offset capped at half
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("0.6"),
+                   0.3);  // offset capped at half
   EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("garbage"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("inf"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("nan"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("-1"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("1e300"), 3599.5);  // capped
+}
+
+TEST(WebHandlerTest, HostileTimeoutHeaderStillServesEveryCollector) {
+  Fixture f;
+  for (const char* h : {"inf", "nan", "1e300", "-1", "garbage"}) {
+    auto r = f.handler->Handle({"GET", "/metrics", "", "", h});
+    EXPECT_EQ(r.status, 200) << h;
+    EXPECT_NE(r.body.find("rnic_scrape_collector_success{collector=\"one\"} 1"),
+              std::string::npos)
+        << h;
+  }
 }
 
 TEST(WebHandlerTest, ExporterMetricsCanBeDisabled) {

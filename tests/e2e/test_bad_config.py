@@ -1,0 +1,138 @@
+"""Hostile input to the real binary: every bad flag or config file is refused
+at start-up with exit code 2 and a message naming the flag or key, never a
+crash (signal, uncaught exception, sanitizer report); a hostile scrape
+timeout header falls back to the default instead of failing the scrape."""
+import os
+import subprocess
+import tempfile
+import unittest
+
+from rnic_e2e import Exporter, parse_samples
+
+BIN = os.environ["RNIC_EXPORTER"]
+SRC = os.environ["RNIC_SOURCE_DIR"]
+FIXTURE = os.path.join(SRC, "tests", "fixtures", "sys")
+BASE_ARGS = ["--path.sysfs=" + FIXTURE, "--path.devkmsg=/dev/null",
+             "--web.listen-address=127.0.0.1:0"]
+
+# What a crash leaves in stderr, whatever the build (sanitizers or not).
+CRASH_MARKS = ["runtime error", "AddressSanitizer", "UndefinedBehaviorSanitizer",
+               "terminate called", "Aborted", "Segmentation fault"]
+
+# (config file text, extra flags, what the message must contain)
+BAD_CONFIGS = [
+    # A list or map as a key threw from yaml-cpp and aborted (exit 134).
+    ("[a, b]: 1\n", [], "a key must be a plain name, not [a, b]"),
+    ("{a: 1}: 2\n", [], "a key must be a plain name, not {a: 1}"),
+    ("perf:\n  [a, b]: 1\n", ["--collector.perf"], "perf: a key must be a plain name"),
+    ("perf:\n  [a, b]: 1\n", [], "perf: a key must be a plain name"),
+    ("probe:\n  {a: 1}: 2\n", ["--collector.probe"], "probe: a key must be a plain name"),
+    ("probe:\n  {a: 1}: 2\n", [], "probe: a key must be a plain name"),
+    ("roce:\n  [a]: 1\n", [], "roce: a key must be a plain name"),
+    ("perf:\n  events:\n    - {pmu: msr, event: tsc, [x]: 1}\n", [],
+     "perf.events[0]: a key must be a plain name"),
+    # Sections of disabled collectors are checked too.
+    ("probe: {interval: banana}\n", [], "probe.interval:"),
+    ("probe: {qp_counters: maybe}\n", [], "probe.qp_counters:"),
+    ("probe: {timeout: inf}\n", [], "probe.timeout:"),
+    ("probe: {interval: 1e300}\n", [], "probe.interval:"),
+    # Unknown keys name section and key.
+    ("perf: {cpus: 3}\n", [], "perf.cpus: unknown key"),
+    ("perf:\n  events:\n    - {pmu: msr, event: tsc, cpu: 1}\n", [],
+     "perf.events[0].cpu: unknown key"),
+    ("probe: {intervall: 1s}\n", [], "probe.intervall: unknown key"),
+    ("roce: {dcb: /tmp}\n", [], "roce.dcb: unknown key"),
+    ("sysfs: {foo: 1}\n", [], "sysfs.foo: unknown key (this collector has no settings)"),
+    ("not_a_collector: {}\n", [], "unknown key 'not_a_collector'"),
+    # Values that were silently dropped.
+    ("perf:\n  events:\n    - {pmu: msr, event: tsc, cpus: x}\n", [],
+     "perf.events[0].cpus:"),
+    ("perf:\n  events:\n    - {pmu: msr, event: tsc, scale: .nan}\n", [],
+     "perf.events[0].scale:"),
+    ("probe: {interval: 1s, interval: 2s}\n", [], "probe.interval: given twice"),
+]
+
+BAD_FLAGS = [
+    (["--web.default-timeout=nan"], "--web.default-timeout"),
+    (["--web.default-timeout=inf"], "--web.default-timeout"),
+    (["--web.default-timeout=1e300"], "--web.default-timeout"),
+    (["--web.default-timeout=0"], "--web.default-timeout"),
+    (["--web.timeout-offset=nan"], "--web.timeout-offset"),
+    (["--web.timeout-offset=inf"], "--web.timeout-offset"),
+    (["--web.timeout-offset=1e300"], "--web.timeout-offset"),
+    (["--collector.netlink_stat.qp-counters=maybe"],
+     "--collector.netlink_stat.qp-counters=maybe: not a boolean (true/false)"),
+]
+
+
+def run_binary(args):
+    """The finished process, or None when it was still running (it started
+    instead of refusing) after a generous grace period."""
+    try:
+        return subprocess.run([BIN] + BASE_ARGS + args, capture_output=True, text=True,
+                              timeout=20)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+class BadInputTest(unittest.TestCase):
+    def assert_refused(self, p, needle):
+        self.assertIsNotNone(p, "started instead of refusing the input")
+        # A negative return code is a signal; 134 is SIGABRT through a shell.
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("rnic_exporter: error: ", p.stderr)
+        self.assertIn(needle, p.stderr)
+        self.assertNotIn("listening", p.stderr)
+        for mark in CRASH_MARKS:
+            self.assertNotIn(mark, p.stderr)
+
+    def test_bad_config_files_are_refused(self):
+        for text, flags, needle in BAD_CONFIGS:
+            with self.subTest(config=text, flags=flags):
+                with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+                    f.write(text)
+                try:
+                    p = run_binary(["--config.file=" + f.name] + flags)
+                finally:
+                    os.unlink(f.name)
+                self.assert_refused(p, needle)
+                self.assertIn(f.name, p.stderr)
+
+    def test_bad_flags_are_refused(self):
+        for flags, needle in BAD_FLAGS:
+            with self.subTest(flags=flags):
+                self.assert_refused(run_binary(flags), needle)
+
+    def test_shipped_config_starts(self):
+        # The good case: the same checks pass the shipped example (probe and
+        # perf sections present, those collectors off).
+        config = os.path.join(SRC, "packaging", "rnic_exporter.yml")
+        with Exporter(BIN, BASE_ARGS[:2] + ["--config.file=" + config]) as exp:
+            self.assertIn("rnic_build_info", exp.metrics_text())
+            self.assertEqual(exp.stop(), 0)
+            log = exp.log_text()
+        for mark in CRASH_MARKS:
+            self.assertNotIn(mark, log)
+
+    def test_hostile_timeout_header_falls_back_to_the_default(self):
+        # inf and 1e300 used to give every collector an overflowed deadline,
+        # so each one failed every scrape.
+        with Exporter(BIN, BASE_ARGS[:2]) as exp:
+            for value in ["inf", "-inf", "nan", "1e300", "-1", "0", "garbage"]:
+                with self.subTest(header=value):
+                    status, _, body = exp.get(
+                        "/metrics", {"X-Prometheus-Scrape-Timeout-Seconds": value})
+                    self.assertEqual(status, 200)
+                    success = [(l["collector"], v) for n, l, v in parse_samples(body.decode())
+                               if n == "rnic_scrape_collector_success"]
+                    self.assertTrue(success)
+                    for collector, v in success:
+                        self.assertEqual(v, 1, collector)
+            self.assertEqual(exp.stop(), 0)
+            log = exp.log_text()
+        for mark in CRASH_MARKS:
+            self.assertNotIn(mark, log)
+
+
+if __name__ == "__main__":
+    unittest.main()
