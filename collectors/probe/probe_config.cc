@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "collectors/collector_options.h"
 #include "collectors/common/yaml_map.h"
 
 namespace rnic::probe {
@@ -86,7 +87,8 @@ Result<std::chrono::milliseconds> DurationKey(const YAML::Node& n,
                                               std::chrono::milliseconds lo,
                                               std::chrono::milliseconds hi) {
   if (!n.IsScalar()) return KeyError(key, "must be a duration like 1s");
-  auto d = ParseDuration(n.Scalar());
+  // The one duration syntax of the project (Prometheus'), as for flags.
+  auto d = rnic::ParseDuration(n.Scalar());
   if (!d) return KeyError(key, d.error().message);
   if (*d < lo || *d > hi) {
     return KeyError(key, "must be between " + std::to_string(lo.count()) +
@@ -147,36 +149,6 @@ bool ProbeConfig::WantsDevice(const std::string& name) const {
 bool ProbeConfig::WantsPort(int port) const {
   return ports.empty() ||
          std::find(ports.begin(), ports.end(), port) != ports.end();
-}
-
-Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
-  std::string s = Trim(text);
-  double v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p == s.data() || v < 0) {
-    return Error{"not a duration: '" + s + "'"};
-  }
-  std::string unit(p, static_cast<const char*>(s.data() + s.size()));
-  double ms = 0;
-  if (unit.empty() || unit == "s") {
-    ms = v * 1000;
-  } else if (unit == "ms") {
-    ms = v;
-  } else if (unit == "us") {
-    ms = v / 1000;
-  } else if (unit == "m") {
-    ms = v * 60000;
-  } else if (unit == "h") {
-    ms = v * 3600000;
-  } else {
-    return Error{"unknown duration unit '" + unit + "'"};
-  }
-  // inf, nan or 1e300s have no integer count: converting them is undefined.
-  constexpr double kMaxMs = 1e15;  // about 30000 years
-  if (!std::isfinite(ms) || ms > kMaxMs) {
-    return Error{"duration out of range: '" + s + "'"};
-  }
-  return std::chrono::milliseconds(static_cast<long long>(ms));
 }
 
 Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {

@@ -63,8 +63,4 @@ struct ProbeConfig {
 // e.g. "probe.sizes[1]: must be between 1 and 1048576".
 [[nodiscard]] Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node);
 
-// "250ms", "1s", "2m", or a plain number of seconds.
-[[nodiscard]] Result<std::chrono::milliseconds> ParseDuration(
-    const std::string& text);
-
 }  // namespace rnic::probe

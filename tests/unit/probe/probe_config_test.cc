@@ -125,12 +125,19 @@ TEST(ProbeConfigTest, ShippedExporterRefusesTheTestHookKey) {
             std::string::npos);
 }
 
+// Durations use the Prometheus syntax of the collector options.
 TEST(ProbeConfigTest, Durations) {
-  EXPECT_EQ(*ParseDuration("1.5s"), std::chrono::milliseconds(1500));
-  EXPECT_EQ(*ParseDuration("2"), std::chrono::seconds(2));
-  EXPECT_EQ(*ParseDuration("3m"), std::chrono::minutes(3));
-  EXPECT_FALSE(ParseDuration("1d").ok());
-  EXPECT_FALSE(ParseDuration("-1s").ok());
+  auto c = ParseProbeConfig(YAML::Load("interval: 1m30s\ntimeout: 250ms"));
+  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  EXPECT_EQ(c->interval, std::chrono::seconds(90));
+  EXPECT_EQ(c->op_timeout, std::chrono::milliseconds(250));
+  for (const char* bad : {"interval: 1.5s", "interval: 2", "interval: -1s",
+                          "interval: 1s1m", "interval: nan"}) {
+    auto r = ParseProbeConfig(YAML::Load(bad));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().ToString().find("probe.interval"), std::string::npos)
+        << r.error().ToString();
+  }
 }
 
 TEST(ProbeConfigTest, OperationTraits) {
