@@ -9,9 +9,34 @@
 namespace rnic {
 namespace {
 
+// Bytes of the request line and headers as sent (give or take the
+// separators CivetWeb has already stripped).
+std::size_t RequestHeadBytes(const mg_request_info* ri) {
+  auto len = [](const char* s) { return s ? std::strlen(s) : 0; };
+  std::size_t n = len(ri->request_method) + len(ri->request_uri) +
+                  len(ri->query_string) + len(ri->http_version) + 12;
+  for (int i = 0; i < ri->num_headers; ++i) {
+    n += len(ri->http_headers[i].name) + len(ri->http_headers[i].value) + 4;
+  }
+  return n;
+}
+
 int HandleRequest(mg_connection* conn, void* cbdata) {
   auto* server = static_cast<HttpServer*>(cbdata);
   const mg_request_info* ri = mg_get_request_info(conn);
+  // CivetWeb itself can only answer 400 (above max_request_size); below that
+  // buffer an oversized head gets the status that names the problem.
+  if (RequestHeadBytes(ri) > kMaxRequestHeadBytes) {
+    static constexpr char kBody[] = "request headers too large\n";
+    mg_response_header_start(conn, 431);
+    mg_response_header_add(conn, "Content-Type", "text/plain", -1);
+    mg_response_header_add(conn, "Connection", "close", -1);
+    mg_response_header_add(conn, "Content-Length",
+                           std::to_string(sizeof kBody - 1).c_str(), -1);
+    mg_response_header_send(conn);
+    mg_write(conn, kBody, sizeof kBody - 1);
+    return 431;
+  }
   // Runs after `resp` below is destroyed: the scrape's memory is free then.
   struct TrimOnReturn {
     HeapTrimmer& t;
@@ -118,7 +143,8 @@ Result<std::vector<std::string>> HttpServer::Start(
       "listening_ports", ports.c_str(), "num_threads", threads.c_str(),
       // Request line and headers share this buffer; a request that does not
       // fit is answered 400 and closed (CivetWeb 1.15 reports it as a
-      // malformed message: its 413 path is unreachable).
+      // malformed message: its 413 path is unreachable). Between
+      // kMaxRequestHeadBytes and this, HandleRequest answers 431.
       "max_request_size", "16384",
       // Total time to receive a request's line and headers (CivetWeb 1.15
       // measures it from the request's start, so a client trickling bytes is

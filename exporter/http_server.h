@@ -2,6 +2,7 @@
 // between CivetWeb connections and WebHandler requests/responses.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ class HttpServer {
 // connections and slow clients. A limit of 0 (no 503) still gets a bounded
 // pool; connections beyond the pool wait in CivetWeb's accept queue.
 inline constexpr int kSpareWorkerThreads = 8;
+// Request line plus headers above this get 431 (Go's servers allow far
+// more; a scraper sends a few hundred bytes).
+inline constexpr std::size_t kMaxRequestHeadBytes = 8192;
 inline constexpr int kUnlimitedWorkerThreads = 64;
 // Each worker costs about 16 KiB resident (request buffer, touched stack) and
 // a stack's address space, so a limit above this is a typo, not a plan.

@@ -195,6 +195,14 @@ class OversizedRequestTest(unittest.TestCase):
                               + b"a" * 8000 + b"\r\n\r\n")
         self.assertTrue(answer.startswith(b"HTTP/1.1 200 "), answer[:300])
 
+    def test_headers_above_8_kib_get_431(self):
+        # Within CivetWeb's 16 KiB buffer, beyond the exporter's 8 KiB limit.
+        answer = raw_exchange(self.exp.address,
+                              b"GET /metrics HTTP/1.1\r\nX-Pad: " + b"a" * 12000
+                              + b"\r\n\r\n")
+        self.assertTrue(answer.startswith(b"HTTP/1.1 431 "), answer[:300])
+        self.assertEqual(self.exp.get("/metrics", timeout=WAIT)[0], 200)
+
     def test_oversized_header_gets_an_error(self):
         # Exactly the 16 KiB request buffer, no end of headers: the server
         # reads it all, so its close cannot turn into a reset that eats the
