@@ -149,6 +149,15 @@ start_vm() {
   die "qemu could not bind a free port on 127.0.0.1 after 3 attempts"
 }
 
+# Optional host-side preparation before the VMs boot: host-prepare.sh RUN may
+# write files the guests read under /out (certificates, ...) and print YAML
+# lines that are added to the Prometheus job (scheme, tls_config, basic_auth).
+JOB_EXTRA=
+if [ -f "$CASE_DIR/host-prepare.sh" ]; then
+  JOB_EXTRA=$(cd "$CASE_DIR" && bash ./host-prepare.sh "$RUN") ||
+    die "host-prepare.sh failed"
+fi
+
 log "case $CASE: $VMS VM(s), accel $ACCEL, smp $SMP, timeout ${TIMEOUT}s, run dir $RUN"
 start_vm 0
 if [ "$VMS" = 2 ]; then
@@ -178,6 +187,7 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
   [ -n "$RULES" ] || echo "  []"
   echo "scrape_configs:"
   echo "  - job_name: rnic"
+  [ -z "$JOB_EXTRA" ] || printf '%s\n' "$JOB_EXTRA" | sed 's/^/    /'
   echo "    static_configs:"
   for i in "${!NAMES[@]}"; do
     echo "      - targets: ['127.0.0.1:${FWD_PORT[$i]}']"
