@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
 #include <cerrno>
@@ -82,7 +83,12 @@ Result<SSL_CTX*> Build(const TlsConfig& c, SSL_client_hello_cb_fn hello,
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, c.key_file.c_str(), SSL_FILETYPE_PEM) !=
       1) {
-    return fail("tls_server_config.key_file " + c.key_file);
+    // OpenSSL compares the key with the certificate already loaded.
+    const bool mismatch =
+        ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
+    return fail(
+        "tls_server_config.key_file " + c.key_file +
+        (mismatch ? ": does not match the certificate in cert_file" : ""));
   }
   if (SSL_CTX_check_private_key(ctx) != 1) {
     return fail("tls_server_config.key_file " + c.key_file +

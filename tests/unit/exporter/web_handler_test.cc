@@ -111,7 +111,8 @@ TEST(WebHandlerTest, BasicAuthOnEveryPathAndExtraHeaders) {
   std::vector<CollectorRunner::Entry> e;
   e.push_back({"one", std::make_unique<OneGauge>()});
   CollectorRunner runner(std::move(e));
-  BasicAuth auth({{"alice", kAliceHash}});
+  BasicAuth auth(
+      std::vector<std::pair<std::string, std::string>>{{"alice", kAliceHash}});
   WebHandler h(opts, runner, &auth, {{"X-Frame-Options", "deny"}});
   auto header = [](const HttpResponse& r, const std::string& name) {
     for (const auto& [k, v] : r.headers)
