@@ -131,7 +131,7 @@ Result<std::vector<std::string>> HttpServer::Start(
       return Error{
           "--web.config.file: TLS: CivetWeb cannot load OpenSSL (libssl.so "
           "from the exporter's private library directory, "
-          "lib/rnic_exporter)"};
+          "lib/rnic-exporter)"};
     }
   } else {
     mg_init_library(0);

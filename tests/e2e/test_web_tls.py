@@ -234,6 +234,20 @@ class WebTlsTest(unittest.TestCase):
             self.assertEqual(served_serial(e.address), "serial=07D2")
             self.assertIsNone(e.proc.poll())
 
+    def test_shipped_example_serves_tls(self):
+        """packaging/web-config.yml, with its credentials directory pointed here."""
+        d = tempfile.mkdtemp(dir=self.tmp)
+        shutil.copy(self.server_crt, os.path.join(d, "tls.crt"))
+        shutil.copy(self.server_key, os.path.join(d, "tls.key"))
+        with open(os.path.join(SRC, "packaging", "web-config.yml")) as f:
+            text = f.read()
+        self.assertIn("/run/credentials/rnic-exporter.service/", text)
+        cfg = self.web_config(text.replace("/run/credentials/rnic-exporter.service", d),
+                              os.path.join(d, "web.yml"))
+        with self.start(cfg) as e:
+            rc, status, _ = curl(self.https(e), "--cacert", self.pki.ca_crt)
+            self.assertEqual((rc, status), (0, "200"))
+
     def test_prometheus_scrapes_over_tls_with_basic_auth(self):
         cfg = self.tls_config(rest="basic_auth_users:\n  prom: '%s'\n" % self.hash)
         with self.start(cfg) as e:
