@@ -1,5 +1,6 @@
 #include "exporter/web_config.h"
 
+#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -302,6 +303,11 @@ Result<WebConfig> ParseWebConfig(const std::string& text,
 }
 
 Result<WebConfig> LoadWebConfig(const std::string& path) {
+  struct stat st {};
+  // A directory opens and reads as empty: it would pass as "no settings".
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return Error{path + ": not a regular file"};
+  }
   std::ifstream in(path);
   if (!in) return Error{path + ": cannot be read"};
   std::stringstream ss;

@@ -171,6 +171,9 @@ TEST(WebConfigTest, MissingFileNamesIt) {
   auto r = LoadWebConfig("/nonexistent/web.yml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "/nonexistent/web.yml: cannot be read");
+  r = LoadWebConfig("/");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "/: not a regular file");
 }
 
 }  // namespace
