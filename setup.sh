@@ -9,10 +9,11 @@ PKGS=(
   build-essential cmake pkg-config ninja-build
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
   prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
+  libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   # host-side test tools
-  curl prometheus prometheus-node-exporter python3 jq ethtool
+  curl openssl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)
   yamllint shellcheck strace debhelper dpkg-dev lintian
   # Soft-RoCE VM harness (tests/vm)

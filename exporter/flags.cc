@@ -23,6 +23,9 @@ constexpr ValueFlag kValueFlags[] = {
      "Seconds subtracted from the scraper's "
      "X-Prometheus-Scrape-Timeout-Seconds "
      "to give collectors their deadline (0 to 3600)."},
+    {"web.config.file",
+     "Prometheus exporter-toolkit web configuration file (TLS, basic auth, "
+     "response headers)."},
     {"web.default-timeout",
      "Collector deadline in seconds when the scraper sends no timeout header "
      "(more than 0, at most 3600)."},
@@ -170,6 +173,9 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
       o.paths.devkmsg = v;
     } else if (name == "config.file") {
       o.config_file = v;
+    } else if (name == "web.config.file") {
+      if (v.empty()) return Bad(name, "empty path");
+      o.web_config_file = v;
     } else if (name == "log.level") {
       if (v != "debug" && v != "info" && v != "warn" && v != "error") {
         return Bad(name,

@@ -27,6 +27,7 @@ struct Options {
   bool disable_exporter_metrics = false;
   Paths paths;
   std::string config_file;
+  std::string web_config_file;  // exporter-toolkit web config; "": none
   std::string log_level = "info";
   std::string log_format = "logfmt";
   bool show_version = false;

@@ -52,6 +52,7 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
   req.accept = header("Accept");
   req.accept_encoding = header("Accept-Encoding");
   req.scrape_timeout = header("X-Prometheus-Scrape-Timeout-Seconds");
+  req.authorization = header("Authorization");
   HttpResponse resp = server->handler().Handle(req);
 
   mg_response_header_start(conn, resp.status);
@@ -72,6 +73,14 @@ int LogMessage(const mg_connection*, const char* message) {
   // CivetWeb's own messages (bind errors, ...) go through spdlog at debug;
   // the failures that matter are reported by Start().
   (void)message;
+  return 1;
+}
+
+// CivetWeb asks for its SSL_CTX at start (*ssl_ctx null) and offers it back
+// when it stops: both times the context is the TlsContext's, which owns it.
+int ExternalSslCtx(void** ssl_ctx, void* user_data) {
+  auto* server = static_cast<HttpServer*>(user_data);
+  if (*ssl_ctx == nullptr) *ssl_ctx = server->tls()->initial();
   return 1;
 }
 
@@ -128,15 +137,30 @@ Result<int> WorkerThreadsFor(int max_requests) {
 }
 
 Result<std::vector<std::string>> HttpServer::Start(
-    const std::vector<std::string>& addresses, int worker_threads) {
+    const std::vector<std::string>& addresses, int worker_threads,
+    TlsContext* tls) {
+  tls_ = tls;
   std::string ports;
   for (const auto& a : addresses) {
     auto p = ToCivetPort(a);
     if (!p.ok()) return p.error();
     if (!ports.empty()) ports += ',';
     ports += p.value();
+    if (tls_ != nullptr) ports += 's';  // CivetWeb's suffix for HTTPS
   }
-  mg_init_library(0);
+  if (tls_ != nullptr) {
+    // CivetWeb loads OpenSSL itself (dlopen of libssl.so, see
+    // tls_civetweb_shim.c); without it every handshake would fail later.
+    if ((mg_init_library(MG_FEATURES_SSL) & MG_FEATURES_SSL) == 0) {
+      mg_exit_library();
+      return Error{
+          "--web.config.file: TLS: CivetWeb cannot load OpenSSL (libssl.so "
+          "from the exporter's private library directory, "
+          "lib/rnic-exporter)"};
+    }
+  } else {
+    mg_init_library(0);
+  }
   const std::string threads =
       std::to_string(worker_threads < 1 ? 1 : worker_threads);
   const char* opts[] = {
@@ -163,6 +187,7 @@ Result<std::vector<std::string>> HttpServer::Start(
       "tcp_nodelay", "1", nullptr};
   mg_callbacks cb{};
   cb.log_message = LogMessage;
+  if (tls_ != nullptr) cb.external_ssl_ctx = ExternalSslCtx;
   mg_init_data init{};
   init.callbacks = &cb;
   init.user_data = this;

@@ -8,6 +8,7 @@
 
 #include "collectors/common/result.h"
 #include "exporter/heap_trim.h"
+#include "exporter/tls_context.h"
 #include "exporter/web_handler.h"
 
 struct mg_context;
@@ -22,20 +23,24 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Listens on every address (":port", "ip:port", "host:port"); port 0 picks
-  // a free port. Returns the bound "ip:port" strings.
+  // a free port. Returns the bound "ip:port" strings. With `tls` (owned by
+  // the caller, outliving the server) every address serves HTTPS only.
   [[nodiscard]] Result<std::vector<std::string>> Start(
-      const std::vector<std::string>& addresses, int worker_threads);
+      const std::vector<std::string>& addresses, int worker_threads,
+      TlsContext* tls = nullptr);
   // Stops accepting, waits for in-flight requests to finish.
   void Stop();
 
   // Used by the CivetWeb callback.
   WebHandler& handler() { return handler_; }
   HeapTrimmer& trimmer() { return trimmer_; }
+  TlsContext* tls() { return tls_; }
 
  private:
   WebHandler& handler_;
   HeapTrimmer trimmer_{std::chrono::seconds(1)};
   mg_context* ctx_ = nullptr;
+  TlsContext* tls_ = nullptr;
 };
 
 // CivetWeb serves each connection on one worker thread, from the first byte

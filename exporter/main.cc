@@ -14,7 +14,9 @@
 #include "exporter/http_server.h"
 #include "exporter/logging.h"
 #include "exporter/registry.h"
+#include "exporter/tls_context.h"
 #include "exporter/version.h"
+#include "exporter/web_config.h"
 #include "exporter/web_handler.h"
 #ifdef RNIC_TEST_HOOKS
 #include "tests/tools/probe_test_hooks/test_collectors.h"
@@ -68,6 +70,25 @@ int main(int argc, char** argv) {
   auto config = LoadConfigFile(opts.config_file, specs);
   if (!config.ok()) return Fail(config.error().message);
 
+  // TLS and basic auth: everything is loaded and checked before any thread
+  // starts, so a bad web config stops start-up.
+  WebConfig web;
+  std::unique_ptr<TlsContext> tls;
+  if (!opts.web_config_file.empty()) {
+    auto w = LoadWebConfig(opts.web_config_file);
+    if (!w.ok()) return Fail("--web.config.file: " + w.error().message);
+    web = std::move(w).value();
+    if (web.tls) {
+      auto t = TlsContext::Create(*web.tls);
+      if (!t.ok()) {
+        return Fail("--web.config.file: " + opts.web_config_file + ": " +
+                    t.error().message);
+      }
+      tls = std::move(t).value();
+    }
+  }
+  BasicAuth auth(web.users);
+
   // Block the stop signals before any thread starts, so only sigwait sees them.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -101,12 +122,14 @@ int main(int argc, char** argv) {
 
   CollectorRunner runner(std::move(entries),
                          [host = shared->host] { host->Refresh(); });
-  WebHandler handler(opts, runner);
+  WebHandler handler(opts, runner, &auth, web.headers);
   HttpServer server(handler);
-  auto bound = server.Start(opts.listen_addresses, threads.value());
+  auto bound = server.Start(opts.listen_addresses, threads.value(), tls.get());
   if (!bound.ok()) return Fail(bound.error().message);
   for (const auto& b : bound.value()) {
-    spdlog::info("msg=\"listening\" address={} version=" RNIC_VERSION, b);
+    spdlog::info("msg=\"listening\" address={} version=" RNIC_VERSION
+                 " tls={} basic_auth={}",
+                 b, tls != nullptr, auth.enabled());
   }
 
   int sig = 0;

@@ -8,8 +8,13 @@
 
 namespace rnic {
 
-WebHandler::WebHandler(const Options& options, CollectorRunner& runner)
-    : options_(options), runner_(runner) {}
+WebHandler::WebHandler(
+    const Options& options, CollectorRunner& runner, BasicAuth* auth,
+    std::vector<std::pair<std::string, std::string>> extra_headers)
+    : options_(options),
+      runner_(runner),
+      auth_(auth),
+      extra_headers_(std::move(extra_headers)) {}
 
 double WebHandler::DeadlineSeconds(const std::string& header) const {
   return ScrapeDeadlineSeconds(header, options_.default_timeout_seconds,
@@ -17,6 +22,20 @@ double WebHandler::DeadlineSeconds(const std::string& header) const {
 }
 
 HttpResponse WebHandler::Handle(const HttpRequest& req) {
+  HttpResponse r;
+  if (auth_ != nullptr && auth_->enabled() &&
+      !auth_->Allows(req.authorization)) {
+    r.status = 401;
+    r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"rnic_exporter\"");
+    r.body = "unauthorized\n";
+  } else {
+    r = Route(req);
+  }
+  for (const auto& h : extra_headers_) r.headers.push_back(h);
+  return r;
+}
+
+HttpResponse WebHandler::Route(const HttpRequest& req) {
   HttpResponse r;
   if (req.method != "GET" && req.method != "HEAD") {
     r.status = 405;

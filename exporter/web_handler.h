@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "exporter/basic_auth.h"
 #include "exporter/flags.h"
 #include "exporter/registry.h"
 
@@ -19,6 +20,7 @@ struct HttpRequest {
   std::string accept;
   std::string accept_encoding;
   std::string scrape_timeout;  // X-Prometheus-Scrape-Timeout-Seconds
+  std::string authorization;
 };
 
 struct HttpResponse {
@@ -30,17 +32,25 @@ struct HttpResponse {
 
 class WebHandler {
  public:
-  WebHandler(const Options& options, CollectorRunner& runner);
+  // `auth` (may be null: no authentication) checks every path, as
+  // exporter-toolkit does; `extra_headers` go on every response.
+  WebHandler(
+      const Options& options, CollectorRunner& runner,
+      BasicAuth* auth = nullptr,
+      std::vector<std::pair<std::string, std::string>> extra_headers = {});
   [[nodiscard]] HttpResponse Handle(const HttpRequest& req);
   // Seconds of deadline a scrape gets for the given header value.
   [[nodiscard]] double DeadlineSeconds(const std::string& header) const;
 
  private:
+  HttpResponse Route(const HttpRequest& req);
   HttpResponse Metrics(const HttpRequest& req);
   std::string LandingPage() const;
 
   const Options& options_;
   CollectorRunner& runner_;
+  BasicAuth* auth_;
+  const std::vector<std::pair<std::string, std::string>> extra_headers_;
   std::atomic<int> in_flight_{0};
 };
 

@@ -24,7 +24,9 @@ for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
   ./etc/default/rnic-exporter ./usr/share/rnic-exporter/rules/rnic_alerts.yaml \
   ./usr/share/rnic-exporter/rules/rnic_rules.yaml \
   ./usr/share/rnic-exporter/dashboards/rnic-overview.json \
-  ./usr/share/doc/rnic-exporter/examples/rnic_exporter.yml; do
+  ./usr/share/doc/rnic-exporter/examples/rnic_exporter.yml \
+  ./usr/share/doc/rnic-exporter/examples/web-config.yml \
+  ./usr/lib/rnic-exporter/libssl.so ./usr/lib/rnic-exporter/libcrypto.so; do
   grep -qF " $path" <<<"$contents" || {
     echo "missing $path in $deb"
     exit 1
@@ -55,6 +57,12 @@ while read -r soname; do
     exit 1
   fi
 done < <(objdump -p "$out/root/usr/bin/rnic_exporter" | awk '/NEEDED/ { print $2 }')
+# CivetWeb's dlopen("libssl.so") finds the OpenSSL 3 shim through the
+# binary's DT_RPATH (not RUNPATH: dlopen from a library ignores that).
+objdump -p "$out/root/usr/bin/rnic_exporter" | grep -qE 'RPATH +/usr/lib/rnic-exporter$' || {
+  echo "rnic_exporter has no DT_RPATH /usr/lib/rnic-exporter (TLS shim)"
+  exit 1
+}
 dpkg-deb -e "$deb" "$out/control"
 grep -q "/etc/default/rnic-exporter" "$out/control/conffiles" || {
   echo "/etc/default/rnic-exporter is not a conffile"

@@ -18,7 +18,8 @@ TEST(GzipTest, AcceptEncodingHonoursQZero) {
 
 TEST(GzipTest, RoundTrips) {
   std::string text;
-  for (int i = 0; i < 1000; ++i) text += "rnic_hw_sent_pkts_total{device=\"rxe0\",port=\"1\"} 12345\n";
+  for (int i = 0; i < 1000; ++i)
+    text += "rnic_hw_sent_pkts_total{device=\"rxe0\",port=\"1\"} 12345\n";
   auto z = GzipCompress(text);
   ASSERT_TRUE(z.ok());
   EXPECT_LT(z->size(), text.size() / 10);

@@ -98,3 +98,43 @@ TEST(WebHandlerTest, ExporterMetricsCanBeDisabled) {
 
 }  // namespace
 }  // namespace rnic
+
+namespace rnic {
+namespace {
+
+// "alice" / "U*U" (Openwall crypt_blowfish test vector).
+constexpr const char* kAliceHash =
+    "$2y$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW";
+
+TEST(WebHandlerTest, BasicAuthOnEveryPathAndExtraHeaders) {
+  Options opts;
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"one", std::make_unique<OneGauge>()});
+  CollectorRunner runner(std::move(e));
+  BasicAuth auth(
+      std::vector<std::pair<std::string, std::string>>{{"alice", kAliceHash}});
+  WebHandler h(opts, runner, &auth, {{"X-Frame-Options", "deny"}});
+  auto header = [](const HttpResponse& r, const std::string& name) {
+    for (const auto& [k, v] : r.headers)
+      if (k == name) return v;
+    return std::string("<absent>");
+  };
+  for (const char* path : {"/metrics", "/", "/-/healthy"}) {
+    auto r = h.Handle({"GET", path, "", "", ""});
+    EXPECT_EQ(r.status, 401) << path;
+    EXPECT_EQ(header(r, "WWW-Authenticate"), "Basic realm=\"rnic_exporter\"");
+    EXPECT_EQ(r.body.find("rnic_one"), std::string::npos);
+    EXPECT_EQ(header(r, "X-Frame-Options"), "deny");
+  }
+  // base64("alice:U*U") and base64("alice:U*V")
+  auto ok = h.Handle({"GET", "/metrics", "", "", "", "Basic YWxpY2U6VSpV"});
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_NE(ok.body.find("rnic_one 1"), std::string::npos);
+  EXPECT_EQ(header(ok, "X-Frame-Options"), "deny");
+  EXPECT_EQ(
+      h.Handle({"GET", "/metrics", "", "", "", "Basic YWxpY2U6VSpW"}).status,
+      401);
+}
+
+}  // namespace
+}  // namespace rnic

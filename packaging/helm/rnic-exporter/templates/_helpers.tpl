@@ -9,3 +9,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/name: rnic-exporter
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
+
+{{/* True when the exporter gets a --web.config.file. */}}
+{{- define "rnic-exporter.webConfig" -}}
+{{- if or .Values.web.tls.enabled .Values.web.basicAuthUsers .Values.web.headers -}}true{{- end -}}
+{{- end }}
