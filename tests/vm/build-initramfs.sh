@@ -64,9 +64,23 @@ libs_of() {
     { ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'
   done
 }
+# Libraries a project binary dlopen()s from its own DT_RPATH (the exporter's
+# OpenSSL shims for CivetWeb), invisible to ldd.
+rpath_libs() {
+  local b d
+  for b in "$@"; do
+    for d in $(readelf -d "$b" 2>/dev/null |
+      sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p' | tr ':' ' '); do
+      [ -d "$d" ] && find "$d" -maxdepth 1 -name '*.so*' \( -type f -o -type l \)
+    done
+  done
+}
+# shellcheck disable=SC2086 # word lists on purpose
+RPATH_LIBS=$(rpath_libs $PROJECT_BINS)
 # Copied to the same path in the guest.
 # shellcheck disable=SC2086,SC2046 # word lists on purpose
-FILES=$(printf '%s\n' $TOOLS $PROVIDERS $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS) | sort -u)
+FILES=$(printf '%s\n' $TOOLS $PROVIDERS $RPATH_LIBS \
+  $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS $RPATH_LIBS) | sort -u)
 
 # The manifest names every input; any difference forces a rebuild.
 manifest() {
