@@ -65,7 +65,9 @@ libs_of() {
   done
 }
 # Libraries a project binary dlopen()s from its own DT_RPATH (the exporter's
-# OpenSSL shims for CivetWeb), invisible to ldd.
+# OpenSSL shims for CivetWeb), invisible to ldd. The guest mounts a tmpfs on
+# /tmp, where a build's RPATH may point, so they go to /usr/lib/rnicvm/rpath,
+# which the guest puts on LD_LIBRARY_PATH.
 rpath_libs() {
   local b d
   for b in "$@"; do
@@ -79,7 +81,7 @@ rpath_libs() {
 RPATH_LIBS=$(rpath_libs $PROJECT_BINS)
 # Copied to the same path in the guest.
 # shellcheck disable=SC2086,SC2046 # word lists on purpose
-FILES=$(printf '%s\n' $TOOLS $PROVIDERS $RPATH_LIBS \
+FILES=$(printf '%s\n' $TOOLS $PROVIDERS \
   $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS $RPATH_LIBS) | sort -u)
 
 # The manifest names every input; any difference forces a rebuild.
@@ -89,7 +91,7 @@ manifest() {
   echo "bins $RNIC_VM_BINS"
   # shellcheck disable=SC2086
   stat -L -c '%n %s %Y' "$0" "$VM_DIR/lib/common.sh" "$VM_DIR"/guest/* "$BUSYBOX" \
-    /etc/libibverbs.d/rxe.driver $FILES $PROJECT_BINS
+    /etc/libibverbs.d/rxe.driver $FILES $RPATH_LIBS $PROJECT_BINS
 }
 NEW_MANIFEST=$(manifest)
 if [ "${RNIC_VM_FORCE:-0}" != 1 ] && [ -f "$OUT" ] && [ -f "$MANIFEST" ] &&
@@ -119,6 +121,8 @@ for f in $FILES; do
   cp -L "$f" "$ROOT$f"
 done
 cp /etc/libibverbs.d/rxe.driver "$ROOT/etc/libibverbs.d/"
+mkdir -p "$ROOT/usr/lib/rnicvm/rpath"
+for f in $RPATH_LIBS; do cp -L "$f" "$ROOT/usr/lib/rnicvm/rpath/"; done
 # Project binaries go to /usr/bin under their own name, without debug info
 # (smaller image, faster to load through fw_cfg under TCG).
 for b in $PROJECT_BINS; do
