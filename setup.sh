@@ -11,6 +11,8 @@ PKGS=(
   prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
+  # fuzzing (tests/fuzz): clang and its libFuzzer/sanitizer runtimes
+  clang libclang-rt-14-dev
   # host-side test tools
   curl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)
