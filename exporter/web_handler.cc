@@ -1,5 +1,7 @@
 #include "exporter/web_handler.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "exporter/exposition.h"
@@ -9,6 +11,10 @@
 
 namespace rnic {
 
+namespace {
+constexpr double kMaxDeadlineSeconds = 24 * 3600;
+}  // namespace
+
 WebHandler::WebHandler(const Options& options, CollectorRunner& runner)
     : options_(options), runner_(runner) {}
 
@@ -17,8 +23,12 @@ double WebHandler::DeadlineSeconds(const std::string& header) const {
   if (!header.empty()) {
     char* end = nullptr;
     double h = std::strtod(header.c_str(), &end);
-    if (end != header.c_str() && h > 0) t = h;
+    // "inf" and "nan" parse too: only a finite positive value is a timeout.
+    if (end != header.c_str() && std::isfinite(h) && h > 0) t = h;
   }
+  // A day is beyond any scrape timeout; larger values (1e300) would overflow
+  // the conversion to the clock's nanoseconds (found by fuzz_web_headers).
+  t = std::min(t, kMaxDeadlineSeconds);
   // Keep the offset from eating short timeouts whole.
   double d = t - options_.timeout_offset_seconds;
   return d < t / 2 ? t / 2 : d;
