@@ -9,6 +9,7 @@ import hashlib
 import os
 import re
 import shutil
+import struct
 import sys
 
 SRC, OUT = sys.argv[1], sys.argv[2]
@@ -87,6 +88,32 @@ for p in (os.path.join(FIX, "kmsg", "dmesg-burst.txt"),
 # ethtool -S captures.
 for p in files(os.path.join(FIX, "roce", "ethtool")):
     add("fuzz_ethtool", read(p))
+
+# rtnetlink DCB replies, built from the "key value" fixture files the way
+# the kernel answers DCB_CMD_IEEE_GET (constants of linux/dcbnl.h).
+RTM_GETDCB, DCB_CMD_IEEE_GET, DCB_ATTR_IEEE, DCB_ATTR_DCBX = 78, 21, 13, 14
+IEEE_ETS, IEEE_PFC, IEEE_APP_TABLE, IEEE_APP, APP_SEL_DSCP = 1, 2, 3, 1, 5
+
+
+def nla(kind, payload):
+    attr = struct.pack("=HH", 4 + len(payload), kind) + payload
+    return attr + b"\0" * (-len(attr) % 4)
+
+
+for p in files(os.path.join(FIX, "roce", "dcb")):
+    kv = dict(line.split(None, 1) for line in read(p).decode().splitlines()
+              if line.strip())
+    num = {k: int(v, 0) for k, v in kv.items()}
+    pfc = struct.pack("=BBBxH", num.get("pfc_cap", 0), num.get("pfc_en", 0),
+                      0, 0) + b"\0" * 128  # requests, indications
+    ets = bytes([num.get("willing", 0)]) + b"\0" * 58
+    apps = b"".join(nla(IEEE_APP, struct.pack("=BBH", APP_SEL_DSCP, i % 8, i))
+                    for i in range(num.get("app_dscp", 0)))
+    ieee = nla(IEEE_ETS, ets) + nla(IEEE_PFC, pfc) + nla(IEEE_APP_TABLE, apps)
+    body = struct.pack("=BBH", 0, DCB_CMD_IEEE_GET, 0) + \
+        nla(DCB_ATTR_IEEE, ieee) + nla(DCB_ATTR_DCBX, bytes([num.get("dcbx", 0)]))
+    add("fuzz_dcb", struct.pack("=IHHII", 16 + len(body), RTM_GETDCB, 0, 1, 0)
+        + body)
 
 # PMUs: each fixture PMU's formats and events, then encodings to try: its
 # own event names and the event specs of the shipped example config.
