@@ -169,6 +169,9 @@ Result<std::chrono::milliseconds> ParseDuration(const std::string& text) {
   } else {
     return Error{"unknown duration unit '" + unit + "'"};
   }
+  // "nan", "inf" and "1e100s" parse as doubles; converting them to an
+  // integer is undefined (found by tests/fuzz/fuzz_config).
+  if (!(ms < 1e15)) return Error{"duration out of range: '" + s + "'"};
   return std::chrono::milliseconds(static_cast<long long>(ms));
 }
 

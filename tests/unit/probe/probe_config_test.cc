@@ -131,6 +131,10 @@ TEST(ProbeConfigTest, Durations) {
   EXPECT_EQ(*ParseDuration("3m"), std::chrono::minutes(3));
   EXPECT_FALSE(ParseDuration("1d").ok());
   EXPECT_FALSE(ParseDuration("-1s").ok());
+  // Found by tests/fuzz/fuzz_config: converting these to an integer was UB.
+  EXPECT_FALSE(ParseDuration("1e100s").ok());
+  EXPECT_FALSE(ParseDuration("nan").ok());
+  EXPECT_FALSE(ParseDuration("inf").ok());
 }
 
 TEST(ProbeConfigTest, OperationTraits) {
