@@ -18,6 +18,12 @@ Result<std::map<std::string, YAML::Node>> LoadConfigFile(
   if (!root.IsMap())
     return Error{"config file " + path + ": top level must be a map"};
   for (const auto& kv : root) {
+    // as<std::string>() throws on a list or map key ("[a, b]: 1").
+    if (!kv.first.IsScalar()) {
+      return Error{"config file " + path +
+                   ": a top-level key must be a collector name, not a list "
+                   "or a map"};
+    }
     const std::string key = kv.first.as<std::string>();
     bool known = false;
     for (const auto& s : specs) known = known || s.name == key;

@@ -44,6 +44,9 @@ Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
   if (!node || node.IsNull()) return out;
   if (!node.IsMap()) return Error{"perf: must be a map with key 'events'"};
   for (const auto& kv : node) {
+    // as<std::string>() throws on a list or map key ("[a, b]: 1").
+    if (!kv.first.IsScalar())
+      return Error{"perf: a key must be a name, not a list or a map"};
     if (kv.first.as<std::string>() != "events") {
       return Error{"perf: unknown key '" + kv.first.as<std::string>() + "'"};
     }

@@ -186,6 +186,9 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
       "mr_sizes",        "mr_interval",       "qp_counters", "split_cpus",
       "two_sided_write", "cpu_budget_percent"};
   for (const auto& kv : node) {
+    // as<std::string>() throws on a list or map key ("[a, b]: 1").
+    if (!kv.first.IsScalar())
+      return Error{"probe: a key must be a name, not a list or a map"};
     const auto key = kv.first.as<std::string>();
     if (!kKnown.count(key)) return KeyError(key, "unknown key");
   }

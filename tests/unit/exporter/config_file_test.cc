@@ -47,5 +47,15 @@ TEST(ConfigFileTest, ErrorsNameTheProblem) {
   ASSERT_FALSE(c.ok());
 }
 
+// Found by tests/fuzz/fuzz_config: a list or map key threw out of
+// LoadConfigFile (exit 134).
+TEST(ConfigFileTest, NonScalarKeyIsAnError) {
+  for (const char* text : {"[a, b]: 1\n", "? {probe: 1}\n: 2\n"}) {
+    auto c = LoadConfigFile(Write(text), Specs());
+    ASSERT_FALSE(c.ok()) << text;
+    EXPECT_NE(c.error().message.find("not a list or a map"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace rnic

@@ -72,6 +72,12 @@ cpu_budget_percent: 0.5
   EXPECT_DOUBLE_EQ(r->cpu_budget_percent, 0.5);
 }
 
+// Found by tests/fuzz/fuzz_config: as<std::string>() threw (exit 134).
+TEST(ProbeConfigTest, NonScalarKeyIsAnError) {
+  EXPECT_EQ(ErrorOf("[a, b]: 1"),
+            "probe: a key must be a name, not a list or a map");
+}
+
 TEST(ProbeConfigTest, BadValuesNameTheKey) {
   EXPECT_EQ(ErrorOf("sizes: [64, 0]"),
             "probe.sizes[1]: must be between 1 and 1048576");
