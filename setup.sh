@@ -12,6 +12,8 @@ PKGS=(
   libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
+  # fuzzing (tests/fuzz): clang and its libFuzzer/sanitizer runtimes
+  clang libclang-rt-14-dev
   # host-side test tools
   curl openssl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)

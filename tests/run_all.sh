@@ -13,3 +13,9 @@ cmake --build "$BUILD_DIR" -j2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j2 "$@"
+# Fuzz smoke runs: a second, clang-built tree with only the fuzz targets.
+FUZZ_DIR=${FUZZ_DIR:-build-fuzz}
+CC=clang CXX=clang++ cmake -S . -B "$FUZZ_DIR" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Debug -DRNIC_FUZZ=ON -DRNIC_BUILD_TESTS=OFF
+cmake --build "$FUZZ_DIR" --target rnic_fuzz -j2
+ctest --test-dir "$FUZZ_DIR" -L fuzz --output-on-failure -j2

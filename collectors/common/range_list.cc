@@ -41,6 +41,13 @@ Result<std::vector<int>> ParseCpuList(std::string_view text) {
   if (!ranges.ok()) return Error{"bad cpu list: " + ranges.error().message};
   std::vector<int> cpus;
   for (const auto& [lo, hi] : *ranges) {
+    // Expanding "0-2147483647" took 8 GiB and overflowed `c` (found by
+    // tests/fuzz/fuzz_range_list): no CPU number or count beyond the limit.
+    if (hi >= kMaxCpus ||
+        cpus.size() + static_cast<std::size_t>(hi - lo) >= kMaxCpus) {
+      return Error{"bad cpu list: more than " + std::to_string(kMaxCpus) +
+                   " CPUs"};
+    }
     for (int c = lo; c <= hi; ++c) cpus.push_back(c);
   }
   return cpus;

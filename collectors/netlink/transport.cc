@@ -1,6 +1,7 @@
 #include "collectors/netlink/transport.h"
 
 #include <cstring>
+#include <string>
 
 #include "collectors/netlink/rdma_nl_uapi.h"
 
@@ -106,6 +107,12 @@ Status WalkMessages(std::span<const std::uint8_t> bytes,
       int err = 0;
       std::memcpy(&err, bytes.data() + off + NLMSG_HDRLEN, sizeof(err));
       if (err == 0) return Status::Ok();  // ack
+      // The kernel sends -errno (1..4095); anything else, INT_MIN above all
+      // (whose negation overflowed, found by tests/fuzz/fuzz_netlink), is
+      // not a kernel answer.
+      if (err > 0 || err < -4095) {
+        return Error{"netlink: bad error code " + std::to_string(err), EBADMSG};
+      }
       return Error{"netlink: kernel answered", -err};
     } else if (hdr.nlmsg_type == NLMSG_NOOP) {
       // nothing

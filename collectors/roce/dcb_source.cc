@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <string>
 #include <vector>
 
 namespace rnic {
@@ -163,6 +164,11 @@ Result<DcbInfo> ParseDcbIeeeReply(const void* data, std::size_t len) {
       }
       const auto* err = static_cast<const nlmsgerr*>(NLMSG_DATA(nlh));
       if (err->error == 0) continue;  // an ACK
+      // -errno, 1..4095; negating INT_MIN overflowed (found by fuzz_dcb).
+      if (err->error > 0 || err->error < -4095) {
+        return Error{"malformed NLMSG_ERROR code " +
+                     std::to_string(err->error)};
+      }
       return Error::FromErrno("kernel error", -err->error);
     }
     if (nlh->nlmsg_type != RTM_GETDCB) continue;

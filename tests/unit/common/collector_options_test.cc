@@ -91,6 +91,20 @@ TEST(OptionTypes, Duration) {
   }
 }
 
+// Found by tests/fuzz/fuzz_flags: libstdc++ overflowed a long (UB) reading
+// these numbers. Refused with a message; long digit runs elsewhere are fine.
+TEST(OptionTypes, RegexWithHugeBackrefOrRepeatCountIsRefused) {
+  const auto spec = RegexOption("r", "");
+  for (const char* bad :
+       {"\\7777777777777777777777", "a{99999999999}", "a{1,99999999999}"}) {
+    auto r = P(spec, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("9 digits"), std::string::npos);
+  }
+  EXPECT_TRUE(P(spec, "mlx5_12345678901234").ok());
+  EXPECT_TRUE(P(spec, "a{2,3}").ok());
+}
+
 TEST(OptionTypes, RegexIsCompiledOnceAndUnanchored) {
   const auto spec = RegexOption("r", "");
   auto r = P(spec, "^mlx5_[0-9]+$");

@@ -88,6 +88,18 @@ TEST(WebHandlerTest, HostileTimeoutHeaderStillServesEveryCollector) {
   }
 }
 
+// Found by tests/fuzz/fuzz_web_headers: "1e300" overflowed the conversion
+// to steady_clock's nanoseconds (UB), "inf" and "nan" were taken as values.
+TEST(WebHandlerTest, DeadlineIgnoresNonFiniteAndCapsHugeTimeouts) {
+  Fixture f;
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("inf"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("nan"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("-1"), 9.5);
+  EXPECT_DOUBLE_EQ(f.handler->DeadlineSeconds("1e300"), 3600 - 0.5);
+  EXPECT_EQ(f.handler->Handle({"GET", "/metrics", "", "", "1e300"}).status,
+            200);
+}
+
 TEST(WebHandlerTest, ExporterMetricsCanBeDisabled) {
   Fixture f;
   f.opts.disable_exporter_metrics = true;

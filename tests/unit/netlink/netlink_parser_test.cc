@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <rdma/rdma_netlink.h>  // Debian's 6.1 uapi, to check our numbers
 
+#include <climits>
+#include <cstring>
 #include <random>
 
 #include "collectors/netlink/attr_parser.h"
@@ -98,6 +100,22 @@ TEST(NetlinkWalk, KernelErrorCarriesErrno) {
   auto devs = src.Devices();
   ASSERT_FALSE(devs.ok());
   EXPECT_EQ(devs.error().errno_value, EOPNOTSUPP);
+}
+
+// Found by tests/fuzz/fuzz_netlink: -INT_MIN overflowed. Codes that are no
+// -errno are malformed answers.
+TEST(NetlinkWalk, ErrorCodeOutsideErrnoRangeIsMalformed) {
+  for (int bad : {INT_MIN, -4096, 1}) {
+    ReplayTransport t;
+    auto bytes = ErrorMsg(0);
+    nlmsgerr e{};
+    e.error = bad;
+    std::memcpy(bytes.data() + NLMSG_HDRLEN, &e, sizeof(e));
+    t.Set("GET_dump", bytes);
+    auto devs = RdmaNetlinkSource(t).Devices();
+    ASSERT_FALSE(devs.ok()) << bad;
+    EXPECT_EQ(devs.error().errno_value, EBADMSG) << bad;
+  }
 }
 
 TEST(NetlinkWalk, AnswerWithoutEndIsAnError) {

@@ -30,6 +30,13 @@ TEST(CpuListTest, Parses) {
   EXPECT_EQ(*ParseCpuList("0-2,5\n"), (std::vector<int>{0, 1, 2, 5}));
   EXPECT_EQ(*ParseCpuList(""), std::vector<int>{});
   EXPECT_FALSE(ParseCpuList("a").ok());
+  // Found by tests/fuzz/fuzz_range_list: expanded to 2^31 ints (OOM, and
+  // signed overflow of the loop counter at INT_MAX).
+  EXPECT_FALSE(ParseCpuList("14656-864545663").ok());
+  EXPECT_FALSE(ParseCpuList("0-2147483647").ok());
+  EXPECT_FALSE(ParseCpuList("0-40000,0-40000").ok());  // count, not ids
+  EXPECT_EQ(ParseCpuList("0-65535")->size(), 65536u);
+  EXPECT_FALSE(ParseCpuList("65536").ok());
 }
 
 TEST(PmuCatalogTest, LoadsUncoreIioFromSysfs) {

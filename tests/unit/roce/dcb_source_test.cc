@@ -6,6 +6,8 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 
+#include <climits>
+
 #include "tests/unit/roce/test_netns.h"
 
 namespace rnic {
@@ -81,6 +83,23 @@ TEST(DcbReplyTest, NetlinkErrorCarriesErrno) {
   ASSERT_FALSE(info.ok());
   EXPECT_EQ(info.error().errno_value, EOPNOTSUPP);
   EXPECT_FALSE(ParseDcbIeeeReply("\x01\x02", 2).ok());
+}
+
+// Found by tests/fuzz/fuzz_dcb: negating INT_MIN overflowed. A code that
+// is no -errno is a malformed answer, not an errno.
+TEST(DcbReplyTest, ErrorCodeOutsideErrnoRangeIsMalformed) {
+  for (int bad : {INT_MIN, -4096, 1}) {
+    nl_msg* m = nlmsg_alloc_simple(NLMSG_ERROR, 0);
+    nlmsgerr e{};
+    e.error = bad;
+    nlmsg_append(m, &e, sizeof(e), NLMSG_ALIGNTO);
+    nlmsghdr* h = nlmsg_hdr(m);
+    auto info = ParseDcbIeeeReply(h, h->nlmsg_len);
+    nlmsg_free(m);
+    ASSERT_FALSE(info.ok()) << bad;
+    EXPECT_EQ(info.error().errno_value, 0) << bad;
+    EXPECT_NE(info.error().message.find("malformed"), std::string::npos);
+  }
 }
 
 TEST(DcbFixtureTest, ReadsFactsAndMissingIsEopnotsupp) {

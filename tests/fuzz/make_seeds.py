@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target from the repository's fixtures.
+
+usage: make_seeds.py <source dir> <out dir>
+Creates <out dir>/<target>/<sha1 of content> files, so the corpora follow
+the fixtures instead of being copies kept in the repository.
+"""
+import hashlib
+import os
+import re
+import shutil
+import struct
+import sys
+
+SRC, OUT = sys.argv[1], sys.argv[2]
+FIX = os.path.join(SRC, "tests", "fixtures")
+SEEDS = {}
+
+
+def add(target, data):
+    if isinstance(data, str):
+        data = data.encode()
+    SEEDS.setdefault(target, {})[hashlib.sha1(data).hexdigest()] = data
+
+
+def files(root, max_size=1 << 20):
+    """Regular files under root (symlinks not followed: no duplicates)."""
+    for dirpath, _, names in os.walk(root):
+        for n in sorted(names):
+            p = os.path.join(dirpath, n)
+            if os.path.isfile(p) and not os.path.islink(p) \
+                    and os.path.getsize(p) <= max_size:
+                yield p
+
+
+def read(p):
+    with open(p, "rb") as f:
+        return f.read()
+
+
+# netlink: the byte before a capture selects the call that asks for it
+# (fuzz_netlink.cc's switch), the capture is the kernel's answer.
+NETLINK_CALLS = [
+    (r"^GET_dump", [0]),
+    (r"^PORT_GET", [1]),
+    (r"^STAT_GET_dev", [2, 3, 8]),
+    (r"^STAT_GET_STATUS", [4]),
+    (r"^STAT_GET_dump_.*_res", [5, 7]),
+    (r"^RES_GET_dump", [6]),
+    (r"^RES_QP_GET", [9]),
+    (r"^RES_CQ_GET", [10]),
+    (r"^RES_MR_GET", [11]),
+    (r"^RES_PD_GET", [12]),
+    (r"^RES_CTX_GET", [13]),
+]
+for p in files(os.path.join(FIX, "netlink")):
+    if not p.endswith(".bin"):
+        continue
+    base = os.path.basename(p)
+    for pattern, selectors in NETLINK_CALLS:
+        if re.match(pattern, base):
+            for s in selectors:
+                add("fuzz_netlink", bytes([s]) + read(p))
+            break
+
+# sysfs values: every small attribute file of the sysfs trees.
+for tree in ("sys", "roce/sys", "kmsg/sys"):
+    for p in files(os.path.join(FIX, tree), max_size=512):
+        add("fuzz_sysfs_parse", read(p))
+
+# range lists: cpulist/cpumask files and the ranges of PMU format files.
+for p in files(FIX, max_size=512):
+    name = os.path.basename(p)
+    if name in ("cpulist", "local_cpulist", "cpumask"):
+        add("fuzz_range_list", read(p))
+    if os.path.basename(os.path.dirname(p)) == "format":
+        add("fuzz_range_list", read(p).split(b":", 1)[-1])
+
+# kmsg: each fixture log whole, and each line as a record.
+for p in (os.path.join(FIX, "kmsg", "dmesg-burst.txt"),
+          os.path.join(FIX, "merged", "kmsg.txt")):
+    text = read(p)
+    add("fuzz_kmsg", text)
+    for line in text.splitlines():
+        if line.strip():
+            add("fuzz_kmsg", line)
+
+# ethtool -S captures.
+for p in files(os.path.join(FIX, "roce", "ethtool")):
+    add("fuzz_ethtool", read(p))
+
+# rtnetlink DCB replies, built from the "key value" fixture files the way
+# the kernel answers DCB_CMD_IEEE_GET (constants of linux/dcbnl.h).
+RTM_GETDCB, DCB_CMD_IEEE_GET, DCB_ATTR_IEEE, DCB_ATTR_DCBX = 78, 21, 13, 14
+IEEE_ETS, IEEE_PFC, IEEE_APP_TABLE, IEEE_APP, APP_SEL_DSCP = 1, 2, 3, 1, 5
+
+
+def nla(kind, payload):
+    attr = struct.pack("=HH", 4 + len(payload), kind) + payload
+    return attr + b"\0" * (-len(attr) % 4)
+
+
+for p in files(os.path.join(FIX, "roce", "dcb")):
+    kv = dict(line.split(None, 1) for line in read(p).decode().splitlines()
+              if line.strip())
+    num = {k: int(v, 0) for k, v in kv.items()}
+    pfc = struct.pack("=BBBxH", num.get("pfc_cap", 0), num.get("pfc_en", 0),
+                      0, 0) + b"\0" * 128  # requests, indications
+    ets = bytes([num.get("willing", 0)]) + b"\0" * 58
+    apps = b"".join(nla(IEEE_APP, struct.pack("=BBH", APP_SEL_DSCP, i % 8, i))
+                    for i in range(num.get("app_dscp", 0)))
+    ieee = nla(IEEE_ETS, ets) + nla(IEEE_PFC, pfc) + nla(IEEE_APP_TABLE, apps)
+    body = struct.pack("=BBH", 0, DCB_CMD_IEEE_GET, 0) + \
+        nla(DCB_ATTR_IEEE, ieee) + nla(DCB_ATTR_DCBX, bytes([num.get("dcbx", 0)]))
+    add("fuzz_dcb", struct.pack("=IHHII", 16 + len(body), RTM_GETDCB, 0, 1, 0)
+        + body)
+
+# PMUs: each fixture PMU's formats and events, then encodings to try: its
+# own event names and the event specs of the shipped example config.
+example = read(os.path.join(SRC, "packaging", "rnic_exporter.yml")).decode()
+example_specs = re.findall(r"^\s*event:\s*(\S+)", example, re.M)
+pmus = os.path.join(FIX, "perf", "bus", "event_source", "devices")
+for pmu in sorted(os.listdir(pmus)):
+    lines = []
+    fmt = os.path.join(pmus, pmu, "format")
+    for f in sorted(os.listdir(fmt)) if os.path.isdir(fmt) else []:
+        lines.append(f"f {f} " + read(os.path.join(fmt, f)).decode().strip())
+    evs = os.path.join(pmus, pmu, "events")
+    names = [e for e in sorted(os.listdir(evs)) if "." not in e] \
+        if os.path.isdir(evs) else []
+    for e in names:
+        lines.append(f"e {e} " + read(os.path.join(evs, e)).decode().strip())
+    lines += names + example_specs
+    add("fuzz_pmu", "\n".join(lines) + "\n")
+
+# YAML: the shipped example config and the VM cases' configs.
+add("fuzz_config", example)
+for p in files(os.path.join(SRC, "tests", "vm", "cases")):
+    if p.endswith(".yml") and os.path.basename(p) != "rules.yml":
+        add("fuzz_config", read(p))
+
+# Flags: those the shipped files and the README pass, one seed per file.
+flag_re = re.compile(r"(--[a-z][a-z0-9_.-]+(?:=[^\s\"'`\\]+)?)")
+for p in (os.path.join(SRC, "packaging", "systemd", "rnic-exporter.service"),
+          os.path.join(SRC, "packaging", "systemd", "rnic-exporter.default"),
+          os.path.join(SRC, "README.md")):
+    found = [f for f in flag_re.findall(read(p).decode())
+             if f.startswith(("--web.", "--collector", "--path.", "--log.",
+                              "--config."))]
+    for i in range(0, len(found), 8):
+        add("fuzz_flags", "\n".join(found[i:i + 8]) + "\n")
+
+# HTTP headers (Accept, Accept-Encoding, scrape timeout), as Prometheus
+# and curl send them.
+for accept in (
+        "application/openmetrics-text;version=1.0.0;q=0.5,"
+        "application/openmetrics-text;version=0.0.1;q=0.4,"
+        "text/plain;version=0.0.4;q=0.3,*/*;q=0.2",
+        "text/plain;version=0.0.4;q=0.5,*/*;q=0.1", "*/*", ""):
+    for enc in ("gzip", "gzip, deflate, br", "identity", "gzip;q=0", ""):
+        for timeout in ("10", "0.5", "14.5", ""):
+            add("fuzz_web_headers", f"{accept}\n{enc}\n{timeout}\n")
+
+shutil.rmtree(OUT, ignore_errors=True)
+for target, seeds in SEEDS.items():
+    d = os.path.join(OUT, target)
+    os.makedirs(d)
+    for name, data in seeds.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
