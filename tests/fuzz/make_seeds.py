@@ -139,6 +139,25 @@ for p in files(os.path.join(SRC, "tests", "vm", "cases")):
     if p.endswith(".yml") and os.path.basename(p) != "rules.yml":
         add("fuzz_config", read(p))
 
+# Web config (--web.config.file): the shipped example, and one with every
+# TLS key and a bcrypt hash.
+add("fuzz_web_config", read(os.path.join(SRC, "packaging", "web-config.yml")))
+add("fuzz_web_config", """tls_server_config:
+  cert_file: server.crt
+  key_file: server.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: ca.crt
+  min_version: TLS12
+  max_version: TLS13
+  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]
+  prefer_server_cipher_suites: true
+http_server_config:
+  headers:
+    X-Frame-Options: deny
+basic_auth_users:
+  prom: $2y$04$6WYQFu2YlMqT5eLh/dZHxOl0JbqZhD4Ck7bwEvMvuH6Y6wQDdNbu6
+""")
+
 # Flags: those the shipped files and the README pass, one seed per file.
 flag_re = re.compile(r"(--[a-z][a-z0-9_.-]+(?:=[^\s\"'`\\]+)?)")
 for p in (os.path.join(SRC, "packaging", "systemd", "rnic-exporter.service"),
