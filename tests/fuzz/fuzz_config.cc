@@ -15,7 +15,6 @@
 #include "collectors/collector_spec.h"
 #include "collectors/probe/probe_config.h"
 #include "exporter/config_file.h"
-#include "tests/fuzz/fuzz_quiet.h"
 
 namespace {
 
@@ -44,11 +43,6 @@ class MemFile {
 };
 
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  rnic::fuzz::Quiet();
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {

@@ -8,7 +8,6 @@
 
 #include "collectors/netlink/rdma_source.h"
 #include "collectors/netlink/transport.h"
-#include "tests/fuzz/fuzz_quiet.h"
 
 namespace {
 
@@ -33,11 +32,6 @@ class BytesTransport final : public NetlinkTransport {
 std::size_t g_sink;
 
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  rnic::fuzz::Quiet();
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {

@@ -14,7 +14,6 @@
 #include "exporter/gzip.h"
 #include "exporter/registry.h"
 #include "exporter/web_handler.h"
-#include "tests/fuzz/fuzz_quiet.h"
 
 namespace {
 
@@ -29,11 +28,6 @@ std::string NextLine(std::string_view& rest) {
 }
 
 }  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  rnic::fuzz::Quiet();
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
                                       std::size_t size) {
