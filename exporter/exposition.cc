@@ -8,28 +8,10 @@
 
 #include "collectors/model/family.h"
 #include "collectors/model/label_set.h"
+#include "exporter/http_header.h"
 
 namespace rnic {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-bool IEquals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 void AppendLabels(const std::vector<prometheus::ClientMetric::Label>& labels,
                   std::string_view extra_name, std::string_view extra_value,
@@ -117,47 +99,27 @@ void AppendClientSamples(prometheus::MetricType type,
 ExpositionFormat NegotiateFormat(std::string_view accept) {
   double best_q = -1;
   ExpositionFormat best = ExpositionFormat::kText004;
-  while (!accept.empty()) {
-    auto comma = accept.find(',');
-    std::string_view item = Trim(accept.substr(0, comma));
-    accept = comma == std::string_view::npos ? std::string_view()
-                                             : accept.substr(comma + 1);
-    auto semi = item.find(';');
-    std::string_view type = Trim(item.substr(0, semi));
-    double q = 1.0;
-    std::string_view version;
-    while (semi != std::string_view::npos) {
-      item = item.substr(semi + 1);
-      semi = item.find(';');
-      std::string_view param = Trim(item.substr(0, semi));
-      auto eq = param.find('=');
-      if (eq == std::string_view::npos) continue;
-      std::string_view key = Trim(param.substr(0, eq));
-      std::string_view val = Trim(param.substr(eq + 1));
-      if (IEquals(key, "q")) {
-        q = std::strtod(std::string(val).c_str(), nullptr);
-      } else if (IEquals(key, "version")) {
-        version = val;
-      }
-    }
-    if (q <= 0) continue;
+  ForEachHeaderItem(accept, [&](const HeaderItem& item) {
+    if (item.q <= 0) return;
     ExpositionFormat f;
-    if (IEquals(type, "application/openmetrics-text")) {
-      if (!version.empty() && version != "1.0.0" && version != "0.0.1")
-        continue;
+    if (IEquals(item.value, "application/openmetrics-text")) {
+      if (!item.version.empty() && item.version != "1.0.0" &&
+          item.version != "0.0.1") {
+        return;
+      }
       f = ExpositionFormat::kOpenMetrics100;
-    } else if (IEquals(type, "text/plain") || type == "*/*" ||
-               IEquals(type, "text/*")) {
-      if (!version.empty() && version != "0.0.4") continue;
+    } else if (IEquals(item.value, "text/plain") || item.value == "*/*" ||
+               IEquals(item.value, "text/*")) {
+      if (!item.version.empty() && item.version != "0.0.4") return;
       f = ExpositionFormat::kText004;
     } else {
-      continue;
+      return;
     }
-    if (q > best_q) {
-      best_q = q;
+    if (item.q > best_q) {
+      best_q = item.q;
       best = f;
     }
-  }
+  });
   return best;
 }
 

@@ -2,32 +2,19 @@
 
 #include <zlib.h>
 
-#include <cstdlib>
+#include "exporter/http_header.h"
 
 namespace rnic {
 
 bool AcceptsGzip(std::string_view h) {
-  while (!h.empty()) {
-    auto comma = h.find(',');
-    std::string_view item = h.substr(0, comma);
-    h = comma == std::string_view::npos ? std::string_view()
-                                        : h.substr(comma + 1);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    auto semi = item.find(';');
-    std::string_view coding = item.substr(0, semi);
-    while (!coding.empty() && coding.back() == ' ') coding.remove_suffix(1);
-    if (coding != "gzip" && coding != "x-gzip" && coding != "*") continue;
-    double q = 1.0;
-    if (semi != std::string_view::npos) {
-      std::string_view p = item.substr(semi + 1);
-      auto eq = p.find("q=");
-      if (eq != std::string_view::npos) {
-        q = std::strtod(std::string(p.substr(eq + 2)).c_str(), nullptr);
-      }
+  bool yes = false;
+  ForEachHeaderItem(h, [&](const HeaderItem& item) {
+    if (item.q > 0 && (IEquals(item.value, "gzip") ||
+                       IEquals(item.value, "x-gzip") || item.value == "*")) {
+      yes = true;
     }
-    if (q > 0) return true;
-  }
-  return false;
+  });
+  return yes;
 }
 
 Result<std::string> GzipCompress(std::string_view data) {

@@ -10,6 +10,7 @@
 
 #include "collectors/common/yaml_map.h"
 #include "exporter/basic_auth.h"
+#include "exporter/http_header.h"
 
 namespace rnic {
 namespace {
@@ -61,14 +62,6 @@ const std::vector<AllowedHeader>& AllowedHeaders() {
       {"Content-Security-Policy", {}},
   };
   return h;
-}
-
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 Result<std::string> Text(const YAML::Node& n, const std::string& where) {
@@ -212,7 +205,7 @@ Status ParseHttp(const YAML::Node& node, WebConfig& out) {
     const std::string where = w + ".headers." + name;
     const AllowedHeader* allowed = nullptr;
     for (const auto& a : AllowedHeaders()) {
-      if (EqualsNoCase(a.name, name)) allowed = &a;
+      if (IEquals(a.name, name)) allowed = &a;
     }
     if (allowed == nullptr) {
       return Error{where +
