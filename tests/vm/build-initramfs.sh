@@ -37,7 +37,8 @@ TOOLS="/usr/bin/rdma /usr/sbin/ip /usr/sbin/tc
   /usr/bin/ib_write_lat /usr/bin/ib_write_bw /usr/bin/ib_send_lat
   /usr/bin/ib_send_bw /usr/bin/ib_read_lat /usr/bin/ib_read_bw
   /usr/bin/ib_atomic_lat /usr/bin/ib_atomic_bw
-  /usr/bin/rping /usr/bin/ucmatose /usr/bin/rdma_server /usr/bin/rdma_client"
+  /usr/bin/rping /usr/bin/ucmatose /usr/bin/rdma_server /usr/bin/rdma_client
+  /usr/sbin/ethtool"
 # dlopen()ed by libibverbs, invisible to ldd.
 PROVIDERS=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so 2>/dev/null || true)
 [ -n "$PROVIDERS" ] || die "rxe provider missing: install ibverbs-providers"

@@ -25,6 +25,8 @@ TIMEOUT=180           # hard limit for the whole case, seconds
 NIC_SPEED=25000       # virtio-net speed= in Mb/s: becomes rxe0's port rate
 RULES=""              # Prometheus rule files, relative to the repository root
 RULES_TIME_SCALE=""   # if set, RULES are loaded with every duration divided by it
+LINKS=1               # two-VM cases: 2 adds a second link (eth2, 10.0.4.0/24, rxe2)
+MACHINE=pc            # pc, or q35: each NIC behind its own PCIe root port
 [ -f "$CASE_DIR/case.conf" ] && . "$CASE_DIR/case.conf"
 TIMEOUT=${RNIC_VM_TIMEOUT:-$TIMEOUT}
 NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
@@ -39,6 +41,9 @@ case $VMS in
   2) NAMES=(server client) ;;
   *) die "case.conf: VMS must be 1 or 2" ;;
 esac
+case $LINKS in 1 | 2) ;; *) die "case.conf: LINKS must be 1 or 2" ;; esac
+[ "$LINKS" = 1 ] || [ "$VMS" = 2 ] || die "case.conf: LINKS=2 needs VMS=2"
+case $MACHINE in pc | q35) ;; *) die "case.conf: MACHINE must be pc or q35" ;; esac
 
 T_START=$(now)
 DEADLINE=$(($(date +%s) + TIMEOUT))
@@ -88,7 +93,19 @@ port_listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # start_vm INDEX: boots NAMES[INDEX]; sets FWD_PORT[INDEX], VM_PID[INDEX].
 declare -a FWD_PORT VM_PID
-LINK_PORT=
+LINK_PORT= LINK2_PORT=
+# add_nic NETDEV_ID PROPS: appends one virtio NIC to net[]; on q35 it sits
+# behind a PCIe root port of its own, so it has PCIe link attributes.
+NIC_SLOT=0
+add_nic() {
+  if [ "$MACHINE" = q35 ]; then
+    NIC_SLOT=$((NIC_SLOT + 1))
+    net+=(-device "pcie-root-port,id=rp$NIC_SLOT,bus=pcie.0,chassis=$NIC_SLOT,slot=$NIC_SLOT"
+      -device "virtio-net-pci,bus=rp$NIC_SLOT,netdev=$1${2:+,$2}")
+  else
+    net+=(-device "virtio-net-pci,netdev=$1${2:+,$2}")
+  fi
+}
 start_vm() {
   local i=$1 name=${NAMES[$1]} port pid dir=$RUN/${NAMES[$1]}
   local append net=()
@@ -96,9 +113,11 @@ start_vm() {
   append="console=ttyS0 loglevel=3 panic=-1 rnicvm.name=$name rnicvm.port=$GUEST_PORT"
   for _ in 1 2 3; do
     port=$(free_port)
+    NIC_SLOT=0
     local user="user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$GUEST_PORT"
     if [ "$VMS" = 1 ]; then
-      net=(-netdev "$user" -device "virtio-net-pci,netdev=mgmt,speed=$NIC_SPEED,duplex=full")
+      net=(-netdev "$user")
+      add_nic mgmt "speed=$NIC_SPEED,duplex=full"
     else
       # eth0 = the link between the VMs (rxe0, netem), eth1 = user net for
       # the forwarded exporter port only.
@@ -109,13 +128,26 @@ start_vm() {
       else
         peer_end="connect=127.0.0.1:$LINK_PORT"
       fi
-      net=(-netdev "socket,id=data,$peer_end"
-        -device "virtio-net-pci,netdev=data,mac=52:54:00:00:03:0$((i + 1)),speed=$NIC_SPEED,duplex=full"
-        -netdev "$user" -device "virtio-net-pci,netdev=mgmt,mac=52:54:00:00:02:0$((i + 1))")
+      net=(-netdev "socket,id=data,$peer_end")
+      add_nic data "mac=52:54:00:00:03:0$((i + 1)),speed=$NIC_SPEED,duplex=full"
+      net+=(-netdev "$user")
+      add_nic mgmt "mac=52:54:00:00:02:0$((i + 1))"
       append="$append rnicvm.mgmt=1 rnicvm.ip=10.0.3.$((i + 1))/24 rnicvm.peer=10.0.3.$((2 - i))"
+      if [ "$LINKS" = 2 ]; then
+        # eth2: a second link on its own subnet (rxe2).
+        if [ "$i" = 0 ]; then
+          [ -n "$LINK2_PORT" ] || LINK2_PORT=$(free_port)
+          peer_end="listen=127.0.0.1:$LINK2_PORT"
+        else
+          peer_end="connect=127.0.0.1:$LINK2_PORT"
+        fi
+        net+=(-netdev "socket,id=data2,$peer_end")
+        add_nic data2 "mac=52:54:00:00:04:0$((i + 1)),speed=$NIC_SPEED,duplex=full"
+        append="$append rnicvm.ip2=10.0.4.$((i + 1))/24 rnicvm.peer2=10.0.4.$((2 - i))"
+      fi
     fi
     timeout --kill-after=5 "$TIMEOUT" qemu-system-x86_64 "${ACCEL_ARGS[@]}" \
-      -smp "$SMP" -m "$MEM" -machine pc -nodefaults -no-reboot -display none \
+      -smp "$SMP" -m "$MEM" -machine "$MACHINE" -nodefaults -no-reboot -display none \
       -monitor none -serial stdio \
       -kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$INITRD" -append "$append" \
       "${net[@]}" \
@@ -141,7 +173,7 @@ start_vm() {
     wait "$pid" 2>/dev/null
     if grep -q -i -E 'forwarding rule|address already in use' "$dir/qemu.log"; then
       log "$name: port $port taken meanwhile, retrying"
-      [ "$i" = 0 ] && LINK_PORT=
+      [ "$i" = 0 ] && LINK_PORT= LINK2_PORT=
       continue
     fi
     die "qemu could not start $name: $(head -c 2000 "$dir/qemu.log")"
