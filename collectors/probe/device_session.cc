@@ -66,15 +66,13 @@ void DeviceSession::EventLoop() {
       ibv_async_event ev{};
       while (ibv_get_async_event(ctx_, &ev) == 0) {
         int port = 0;
-        bool foreign_cq = false;
         bool rebuild = false;
         switch (ev.event_type) {
           case IBV_EVENT_CQ_ERR: {
             const auto c =
                 reinterpret_cast<std::uintptr_t>(ev.element.cq->cq_context);
             port = static_cast<int>(c & 0xffff);
-            foreign_cq = (c & kForeignCqFlag) != 0;
-            rebuild = !foreign_cq;
+            rebuild = true;
             break;
           }
           case IBV_EVENT_QP_FATAL:

@@ -24,10 +24,7 @@
 namespace rnic::probe {
 
 // cq_context / qp_context carry the port number so the async event thread
-// can label an event without a lookup table. A CQ that is not the probe
-// pair's (made beside it by a test build's hook) sets this bit: its CQ_ERR
-// is counted but does not make the probe rebuild.
-inline constexpr std::uintptr_t kForeignCqFlag = 1u << 16;
+// can label an event without a lookup table.
 
 // GID choice for RoCE: the configured index, else the first RoCEv2 entry
 // holding an IPv4-mapped address, else the first RoCEv2, else the first.
@@ -68,6 +65,9 @@ class PortProbe {
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] Status ConnectLoopback(ibv_qp* a, ibv_qp* b);
 
+  // Side A's CQ: the test build overruns it to drive the probe's own
+  // CQ_ERR handling.
+  [[nodiscard]] ibv_cq* cq_a() const { return side_[0].cq; }
   [[nodiscard]] std::uint32_t qpn_a() const { return side_[0].qp->qp_num; }
   [[nodiscard]] std::uint32_t qpn_b() const { return side_[1].qp->qp_num; }
   [[nodiscard]] int gid_index() const { return gid_index_; }

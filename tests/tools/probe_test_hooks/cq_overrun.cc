@@ -6,6 +6,8 @@
 #include <array>
 #include <cerrno>
 #include <memory>
+#include <set>
+#include <utility>
 #include <string>
 #include <thread>
 
@@ -14,15 +16,13 @@
 namespace rnic::test_hooks {
 namespace {
 
-// A throw-away QP pair whose only CQ has one entry. The CQ's context is
-// marked foreign so the probe counts its CQ_ERR without rebuilding.
-Status Overrun(probe::PortProbe& p, int writes) {
-  ibv_cq* cq = ibv_create_cq(
-      p.context(), 1,
-      reinterpret_cast<void*>(static_cast<std::uintptr_t>(p.port()) |
-                              probe::kForeignCqFlag),
-      nullptr, 0);
-  if (!cq) return Error::FromErrno("ibv_create_cq(1)", errno);
+// A throw-away QP pair on the probe's PD whose send and receive CQ is the
+// probe's own side-A CQ: cqe + 1 signaled WRITEs overrun it. Runs on the
+// probe thread between the build and the first round, so nothing else polls
+// that CQ meanwhile.
+Status Overrun(probe::PortProbe& p) {
+  ibv_cq* cq = p.cq_a();
+  const int writes = cq->cqe + 1;
   alignas(64) static std::array<char, 64> buf{};
   ibv_mr* mr = ibv_reg_mr(p.pd(), buf.data(), buf.size(),
                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
@@ -60,28 +60,36 @@ Status Overrun(probe::PortProbe& p, int writes) {
       result = Error::FromErrno("ibv_post_send(overrun)", rc);
     }
   }
-  // Give the provider time to complete (and drop) the writes.
+  // Give the provider time to complete the writes (the last one overruns)
+  // and the async-event thread time to ask for the rebuild; then take this
+  // pair's completions out, so the probe's next round (if it runs before
+  // the rebuild) never reaps a foreign wr_id.
   if (result.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::array<ibv_wc, 16> wc{};
+  while (ibv_poll_cq(cq, static_cast<int>(wc.size()), wc.data()) > 0) {
+  }
   for (auto* q : qp) {
     if (q) ibv_destroy_qp(q);
   }
   if (mr) ibv_dereg_mr(mr);
-  ibv_destroy_cq(cq);
   return result;
 }
 
 }  // namespace
 
-probe::PortBuiltHook CqOverrunHook(int writes) {
-  // Every build of a port's probe pair (the first, and each rebuild after a
-  // link flap), so a case can cause an overrun while Prometheus watches.
-  return [writes](const std::string& device, int /*port*/,
-                  probe::PortProbe& p) {
-    if (Status s = Overrun(p, writes); !s.ok()) {
+probe::PortBuiltHook CqOverrunHook() {
+  // Ports whose last build the hook's own overrun caused. Only the probe
+  // thread calls the hook.
+  auto caused = std::make_shared<std::set<std::pair<std::string, int>>>();
+  return [caused](const std::string& device, int port, probe::PortProbe& p) {
+    if (caused->erase({device, port}) > 0) return;
+    if (Status s = Overrun(p); !s.ok()) {
       const std::string err = s.error().ToString();
       LogEvent(spdlog::level::warn, "probe", "test hook: CQ overrun failed",
                {{"device", device}, {"err", err}});
+      return;
     }
+    caused->insert({device, port});
   };
 }
 

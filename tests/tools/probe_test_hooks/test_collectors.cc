@@ -8,29 +8,24 @@
 namespace rnic::test_hooks {
 namespace {
 
-constexpr char kKey[] = "test_cq_overrun_writes";
+constexpr char kKey[] = "test_cq_overrun";
 
 struct HookedSection {
-  int writes = 0;      // test_cq_overrun_writes, 0: not given
+  bool overrun = false;  // test_cq_overrun
   YAML::Node section;  // the rest, for the shipped parser
 };
 
 // The test key is taken out; the rest goes through the shipped parser, so
 // the test build's schema is the shipped one plus this key.
 Result<HookedSection> TakeHookKey(const YAML::Node& config) {
-  HookedSection out{0, YAML::Clone(config)};
+  HookedSection out{false, YAML::Clone(config)};
   if (out.section.IsMap()) {
     const YAML::Node& view = out.section;
     if (const YAML::Node n = view[kKey]) {
-      try {
-        out.writes = n.as<int>();
-      } catch (const YAML::Exception&) {
-        out.writes = -1;
+      if (!n.IsScalar() || !(n.Scalar() == "true" || n.Scalar() == "false")) {
+        return Error{std::string("probe.") + kKey + ": must be true or false"};
       }
-      if (out.writes < 1 || out.writes > 1024) {
-        return Error{std::string("probe.") + kKey +
-                     ": must be an integer from 1 to 1024"};
-      }
+      out.overrun = n.Scalar() == "true";
       out.section.remove(kKey);
     }
   }
@@ -49,7 +44,7 @@ Result<std::unique_ptr<Collector>> ProbeWithHooks(const CollectorArgs& args) {
   auto cfg = probe::ParseProbeConfig(h->section);
   if (!cfg) return cfg.error();
   return probe::MakeProbeCollector(
-      *cfg, h->writes > 0 ? CqOverrunHook(h->writes) : nullptr);
+      *cfg, h->overrun ? CqOverrunHook() : nullptr);
 }
 
 }  // namespace

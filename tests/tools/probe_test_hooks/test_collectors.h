@@ -1,6 +1,6 @@
 // The collector table of the test build (rnic_exporter_test_hooks): every
 // shipped collector, the probe's factory also accepting the test-only key
-// `test_cq_overrun_writes` (1..1024) in its `probe:` section.
+// `test_cq_overrun` (true or false) in its `probe:` section.
 #pragma once
 
 #include <vector>

@@ -115,13 +115,13 @@ TEST(ProbeConfigTest, BadValuesNameTheKey) {
 // the shipped schema does not know its key, and the exporter refuses it at
 // start-up: the collector's factory fails, naming the key.
 TEST(ProbeConfigTest, ShippedExporterRefusesTheTestHookKey) {
-  EXPECT_EQ(ErrorOf("test_cq_overrun_writes: 8"),
-            "probe.test_cq_overrun_writes: unknown key");
+  EXPECT_EQ(ErrorOf("test_cq_overrun: true"),
+            "probe.test_cq_overrun: unknown key");
   CollectorArgs args;
-  args.config = YAML::Load("interval: 1s\ntest_cq_overrun_writes: 8");
+  args.config = YAML::Load("interval: 1s\ntest_cq_overrun: true");
   auto c = MakeProbeCollectorSpec().factory(args);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.error().ToString().find("probe.test_cq_overrun_writes"),
+  EXPECT_NE(c.error().ToString().find("probe.test_cq_overrun"),
             std::string::npos);
 }
 

@@ -20,8 +20,11 @@ def run():
              if a["labels"].get("alertname") in UNDER_TEST]
     if quiet:
         raise rnicvm.CheckFailed(f"alerts active before the fault: {quiet}")
-    # The first build of rxe1's probe pair overran a CQ already.
+    # The first build of rxe1's probe pair had its own CQ overrun already,
+    # and the probe's production path rebuilt the pair for it.
     cq0 = prom.wait_value('rnic_async_events_total{device="rxe1",event="cq_err"}',
+                          lambda v: v >= 1, timeout=30)
+    rb0 = prom.wait_value('rnic_probe_rebuilds_total{device="rxe1",port="1"}',
                           lambda v: v >= 1, timeout=30)
 
     rnicvm.signal_guest("link-down")
@@ -30,9 +33,12 @@ def run():
 
     rnicvm.signal_guest("link-up")
     rnicvm.wait_guest("link-is-up", timeout=60)
-    # The probe rebuilds rxe1's QPs; the test build overruns a CQ on each build.
+    # The probe rebuilds rxe1's QPs; the test build overruns the new pair's CQ.
     prom.wait_value('rnic_async_events_total{device="rxe1",event="cq_err"}',
                     lambda v: v > cq0, timeout=60)
+    # Link up, then the overrun: two rebuilds at least (the flap, the CQ).
+    prom.wait_value('rnic_probe_rebuilds_total{device="rxe1",port="1"}',
+                    lambda v: v >= rb0 + 2, timeout=60)
     a = prom.wait_alert("RnicCqOverrun", "firing", timeout=60)
     rnicvm.log(f"RnicCqOverrun firing: {a[0]['labels']}")
     for name in UNDER_TEST:

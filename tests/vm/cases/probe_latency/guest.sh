@@ -1,8 +1,7 @@
 # The probe on rxe0 through the real exporter: every operation's latency
 # histogram fills; the p50 of RDMA WRITE 64 B is compared with ib_write_lat
-# (run first, same VM, same device); an undersized CQ made by the test
-# build's hook on the probe's context is counted as cq_err through the
-# async-event thread (the shipped exporter refuses that key); CQ error lines written into
+# (run first, same VM, same device); the test build's overrun of the
+# probe's own CQ is counted as cq_err through the async-event thread (the shipped exporter refuses that key); CQ error lines written into
 # /dev/kmsg are counted by the kmsg collector and mapped to rxe0 through
 # rxe0 -> parent eth0 -> virtio PCI function.
 # p50 REGEX: median of rnic_probe_latency_seconds for the matching series,
@@ -45,8 +44,8 @@ say "ib_write_lat 64 B t_typical = $ref_us us (best of 3)"
 rc=0
 timeout 30 "$EXPORTER" --collector.disable-defaults --collector.probe \
   --config.file=/case/probe.yml >/tmp/refused.txt 2>&1 || rc=$?
-[ "$rc" = 2 ] || fail "rnic_exporter did not refuse probe.test_cq_overrun_writes (exit $rc)"
-grep -q 'probe.test_cq_overrun_writes: unknown key' /tmp/refused.txt ||
+[ "$rc" = 2 ] || fail "rnic_exporter did not refuse probe.test_cq_overrun (exit $rc)"
+grep -q 'probe.test_cq_overrun: unknown key' /tmp/refused.txt ||
   fail "rnic_exporter did not name the unknown key: $(cat /tmp/refused.txt)"
 EXPORTER=/usr/bin/rnic_exporter_test_hooks
 start_exporter --collector.disable-defaults --collector.probe --collector.kmsg \
@@ -93,7 +92,7 @@ awk -v r="$ratio" 'BEGIN { exit !(r >= 0.25 && r <= 8) }' ||
 
 # --- CQ overrun through the async-event path ---------------------------------
 ge "$(val rnic_async_events_total 'device="rxe0",port="1",event="cq_err"')" 1 ||
-  fail "no cq_err async event from the undersized test CQ"
+  fail "no cq_err async event from the overrun probe CQ"
 say "cq_err events: $(val rnic_async_events_total 'event="cq_err"')"
 
 # --- kernel log lines --------------------------------------------------------
