@@ -18,6 +18,8 @@ PKGS=(
   curl openssl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)
   yamllint shellcheck strace debhelper dpkg-dev lintian
+  # the Helm chart rendered by Helm's engine (Go text/template + sprig)
+  golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev
   # Soft-RoCE VM harness (tests/vm)
   qemu-system-x86 busybox-static cpio kmod iproute2 rdma-core ibverbs-utils
   ibverbs-providers perftest rdmacm-utils infiniband-diags xz-utils zstd binutils
