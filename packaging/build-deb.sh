@@ -29,6 +29,9 @@ rev=${RNIC_GIT_REVISION:-$rev}
 if [ -n "$(git -C "$repo" status --porcelain 2>/dev/null)" ]; then
   rev="$rev+dirty"
 fi
+# The copy has no .git: debian/rules hands this to CMake, so `--version` and
+# rnic_build_info name the revision the package version carries.
+echo "$rev" >"$src/debian/rnic-revision"
 # Native package: no Debian revision, so no '-' in the version.
 sed -i "1s/^rnic-exporter ([^)]*)/rnic-exporter (${version}+git${rev})/" \
   "$src/debian/changelog"

@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./setup.sh
 BUILD_DIR=${BUILD_DIR:-build-test}
+# RNIC_TEST_DEB: the packaging tier also builds, installs and runs the .deb.
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DRNIC_SANITIZE=ON -DRNIC_WERROR=ON
+  -DRNIC_SANITIZE=ON -DRNIC_WERROR=ON -DRNIC_TEST_DEB=ON
 cmake --build "$BUILD_DIR" -j2
 # LeakSanitizer would flag one-time allocations of system libraries at exit.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1}

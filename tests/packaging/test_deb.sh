@@ -75,4 +75,62 @@ grep -q "deb-systemd-helper" "$out/control/postinst" || {
 if command -v lintian >/dev/null; then
   lintian --fail-on error "$deb"
 fi
+
+# The installed package runs: install it (root: dpkg -i, purged again at the
+# end; otherwise the extracted tree), start the installed binary with the
+# installed example config on 127.0.0.1, and scrape it. Its build_info names
+# the revision the package version carries.
+pkg_version=$(dpkg-deb -f "$deb" Version)
+want_rev=${pkg_version##*+git}
+root=$out/root
+if [ "$(id -u)" = 0 ] && ! dpkg-query -W rnic-exporter >/dev/null 2>&1; then
+  trap 'dpkg --purge rnic-exporter >/dev/null 2>&1 || true; rm -rf "$out"' EXIT
+  DPKG_FORCE=confdef dpkg -i "$deb" >"$out/install.log" 2>&1 || {
+    cat "$out/install.log"
+    exit 1
+  }
+  root=
+fi
+bin=$root/usr/bin/rnic_exporter
+cfg=$root/usr/share/doc/rnic-exporter/examples/rnic_exporter.yml
+[ -f "$cfg" ] || cfg=$cfg.gz
+if [ "${cfg%.gz}" != "$cfg" ]; then
+  gunzip -c "$cfg" >"$out/rnic_exporter.yml"
+  cfg=$out/rnic_exporter.yml
+fi
+"$bin" --version | grep -qF "$want_rev" || {
+  echo "installed binary: '$("$bin" --version)' does not name revision $want_rev"
+  exit 1
+}
+"$bin" --web.listen-address=127.0.0.1:0 --config.file="$cfg" \
+  --collector.probe --collector.perf >"$out/run.log" 2>&1 &
+pid=$!
+addr=
+for _ in $(seq 100); do
+  addr=$(sed -n 's/.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$out/run.log" | head -1)
+  [ -n "$addr" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+[ -n "$addr" ] || {
+  cat "$out/run.log"
+  echo "the installed exporter did not start with the installed example config"
+  exit 1
+}
+curl -sf "http://$addr/metrics" >"$out/metrics.txt" || {
+  kill $pid
+  echo "scrape of the installed exporter failed"
+  exit 1
+}
+kill $pid
+wait $pid || true
+grep -q "^rnic_build_info{.*revision=\"$want_rev\"" "$out/metrics.txt" || {
+  grep rnic_build_info "$out/metrics.txt"
+  echo "rnic_build_info does not carry revision $want_rev"
+  exit 1
+}
+grep -q '^rnic_scrape_collector_success{collector="probe"}' "$out/metrics.txt" || {
+  echo "the example config's probe collector is not in the scrape"
+  exit 1
+}
 echo "deb: OK ($(basename "$deb"), $(du -h "$deb" | cut -f1))"
