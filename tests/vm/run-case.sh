@@ -9,6 +9,7 @@
 #
 # usage: run-case.sh CASE   (a directory, or a name under tests/vm/cases)
 # Knobs (environment): RNIC_VM_TIMEOUT, RNIC_VM_ACCEL, RNIC_VM_SMP, RNIC_VM_MEM,
+# RNIC_VM_PROM_PORT (Prometheus on a fixed 127.0.0.1 port),
 # RNIC_VM_NIC_SPEED, RNIC_VM_RUN_DIR, RNIC_VM_NO_PREPARE=1, RNIC_VM_VERBOSE=1;
 # see README.md.
 set -uo pipefail
@@ -27,6 +28,7 @@ RULES=""              # Prometheus rule files, relative to the repository root
 RULES_TIME_SCALE=""   # if set, RULES are loaded with every duration divided by it
 LINKS=1               # two-VM cases: 2 adds a second link (eth2, 10.0.4.0/24, rxe2)
 MACHINE=pc            # pc, or q35: each NIC behind its own PCIe root port
+SCRAPE_INTERVAL=1s    # Prometheus' scrape interval and timeout
 [ -f "$CASE_DIR/case.conf" ] && . "$CASE_DIR/case.conf"
 TIMEOUT=${RNIC_VM_TIMEOUT:-$TIMEOUT}
 NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
@@ -72,8 +74,9 @@ INITRD=$RNIC_VM_BUILD/initramfs.cpio
 
 rm -rf "$RUN"
 mkdir -p "$RUN/sync" || die "cannot create $RUN"
-# Sanitizer settings reach the guest's exporter (an ASan build in CI).
-for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+# Sanitizer settings reach the guest's exporter (an ASan build in CI); the
+# demo's knobs reach its guest script.
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS DEMO_CYCLE DEMO_LOSS; do
   [ -n "${!v:-}" ] && printf "export %s='%s'\n" "$v" "${!v}"
 done >"$RUN/guest.env"
 PROM_DATA=$(mktemp -d "${TMPDIR:-/tmp}/rnicvm-prom.XXXXXX")
@@ -202,7 +205,7 @@ fi
 mkdir -p "$RUN/prometheus"
 PROM_CFG=$RUN/prometheus/prometheus.yml
 {
-  echo "global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}"
+  echo "global: {scrape_interval: $SCRAPE_INTERVAL, scrape_timeout: $SCRAPE_INTERVAL, evaluation_interval: 1s}"
   echo "rule_files:"
   for r in $RULES; do
     case $r in /*) ;; *) r=$REPO_DIR/$r ;; esac
@@ -229,7 +232,8 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
 start_prometheus() {
   local n
   for _ in 1 2 3; do
-    PROM_PORT=$(free_port)
+    # RNIC_VM_PROM_PORT: a fixed port (the demo's), else a free one.
+    PROM_PORT=${RNIC_VM_PROM_PORT:-$(free_port)}
     PROM_URL=http://127.0.0.1:$PROM_PORT
     prometheus --config.file="$PROM_CFG" --storage.tsdb.path="$PROM_DATA" \
       --web.listen-address="127.0.0.1:$PROM_PORT" \

@@ -1,0 +1,42 @@
+# Both VMs: the exporter with every collector, then traffic cycles until the
+# host says stop. Each cycle (CYCLE seconds): RDMA WRITE traffic from the
+# client to the server over eth0 (rxe0) the whole time; the second half of
+# the cycle netem drops LOSS of the client's packets (retransmits,
+# sequence errors: RnicRetransmitsHigh); the server takes dummy0 (rxe1)
+# down for a quarter of the cycle (RnicPortDown, RnicProbeFailing).
+CYCLE=${DEMO_CYCLE:-120}
+LOSS=${DEMO_LOSS:-3%}
+start_exporter --collector.probe --collector.perf --collector.kmsg \
+  --config.file=/case/demo.yml
+signal "$VM_NAME-up"
+ping -c 1 -W 20 "$PEER_IP" >/dev/null || fail "peer $PEER_IP unreachable over eth0"
+wait_for demo-go 300 || fail "host never started the demo"
+
+BW="ib_write_bw -d rxe0 -x 1 -F -D 20 -s 65536"
+stopped() { [ -e "$SYNC/demo-stop" ]; }
+if [ "$VM_NAME" = server ]; then
+  (while ! stopped; do $BW >/dev/null 2>&1; done) &
+  traffic=$!
+  while ! stopped; do
+    sleep $((CYCLE / 2))
+    stopped && break
+    ip link set dummy0 down && say "rxe1: link down"
+    sleep $((CYCLE / 4))
+    ip link set dummy0 up && say "rxe1: link up"
+    sleep $((CYCLE / 4))
+  done
+else
+  (while ! stopped; do sleep 1; $BW "$PEER_IP" >/dev/null 2>&1; done) &
+  traffic=$!
+  while ! stopped; do
+    sleep $((CYCLE / 2))
+    stopped && break
+    tc qdisc add dev eth0 root netem loss "$LOSS" && say "eth0: netem loss $LOSS"
+    sleep $((CYCLE / 2))
+    tc qdisc del dev eth0 root && say "eth0: loss cleared"
+  done
+fi
+kill $traffic 2>/dev/null
+pkill ib_write_bw 2>/dev/null
+wait_host 120 || true
+stop_exporter
