@@ -96,7 +96,26 @@ port_listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # start_vm INDEX: boots NAMES[INDEX]; sets FWD_PORT[INDEX], VM_PID[INDEX].
 declare -a FWD_PORT VM_PID
-LINK_PORT= LINK2_PORT=
+# UDP ports of the links' ends: LINK_UDP[2 * link + vm].
+declare -a LINK_UDP
+free_udp_port() {
+  python3 -c 'import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+# link_netdev ID LINK VM: the -netdev of VM's end of LINK (0: eth0, 1: eth2).
+# The ports are picked once, by the first VM (not in a subshell).
+pick_link_ports() {
+  local k
+  for k in 0 1 2 3; do
+    [ -n "${LINK_UDP[$k]:-}" ] || LINK_UDP[$k]=$(free_udp_port)
+  done
+}
+link_netdev() {
+  local id=$1 l=$2 v=$3
+  echo "socket,id=$id,udp=127.0.0.1:${LINK_UDP[$((2 * l + 1 - v))]},localaddr=127.0.0.1:${LINK_UDP[$((2 * l + v))]}"
+}
 # add_nic NETDEV_ID PROPS: appends one virtio NIC to net[]; on q35 it sits
 # behind a PCIe root port of its own, so it has PCIe link attributes.
 NIC_SLOT=0
@@ -123,28 +142,19 @@ start_vm() {
       add_nic mgmt "speed=$NIC_SPEED,duplex=full"
     else
       # eth0 = the link between the VMs (rxe0, netem), eth1 = user net for
-      # the forwarded exporter port only.
-      local peer_end
-      if [ "$i" = 0 ]; then
-        [ -n "$LINK_PORT" ] || LINK_PORT=$(free_port)
-        peer_end="listen=127.0.0.1:$LINK_PORT"
-      else
-        peer_end="connect=127.0.0.1:$LINK_PORT"
-      fi
-      net=(-netdev "socket,id=data,$peer_end")
+      # the forwarded exporter port only. The links are UDP datagrams
+      # between the two qemu processes: qemu's TCP stream mode leaves
+      # Nagle on, and Nagle with delayed ACKs held small frames (RoCE ACKs,
+      # pings) for tens of milliseconds.
+      pick_link_ports
+      net=(-netdev "$(link_netdev data 0 "$i")")
       add_nic data "mac=52:54:00:00:03:0$((i + 1)),speed=$NIC_SPEED,duplex=full"
       net+=(-netdev "$user")
       add_nic mgmt "mac=52:54:00:00:02:0$((i + 1))"
       append="$append rnicvm.mgmt=1 rnicvm.ip=10.0.3.$((i + 1))/24 rnicvm.peer=10.0.3.$((2 - i))"
       if [ "$LINKS" = 2 ]; then
         # eth2: a second link on its own subnet (rxe2).
-        if [ "$i" = 0 ]; then
-          [ -n "$LINK2_PORT" ] || LINK2_PORT=$(free_port)
-          peer_end="listen=127.0.0.1:$LINK2_PORT"
-        else
-          peer_end="connect=127.0.0.1:$LINK2_PORT"
-        fi
-        net+=(-netdev "socket,id=data2,$peer_end")
+        net+=(-netdev "$(link_netdev data2 1 "$i")")
         add_nic data2 "mac=52:54:00:00:04:0$((i + 1)),speed=$NIC_SPEED,duplex=full"
         append="$append rnicvm.ip2=10.0.4.$((i + 1))/24 rnicvm.peer2=10.0.4.$((2 - i))"
       fi
@@ -176,7 +186,7 @@ start_vm() {
     wait "$pid" 2>/dev/null
     if grep -q -i -E 'forwarding rule|address already in use' "$dir/qemu.log"; then
       log "$name: port $port taken meanwhile, retrying"
-      [ "$i" = 0 ] && LINK_PORT= LINK2_PORT=
+      [ "$i" = 0 ] && LINK_UDP=()
       continue
     fi
     die "qemu could not start $name: $(head -c 2000 "$dir/qemu.log")"
@@ -196,8 +206,6 @@ fi
 log "case $CASE: $VMS VM(s), accel $ACCEL, smp $SMP, timeout ${TIMEOUT}s, run dir $RUN"
 start_vm 0
 if [ "$VMS" = 2 ]; then
-  n=50
-  until port_listening "$LINK_PORT" || [ $n -eq 0 ]; do sleep 0.1; n=$((n - 1)); done
   start_vm 1
 fi
 
