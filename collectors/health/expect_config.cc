@@ -108,6 +108,8 @@ Result<std::vector<Entry>> ParseExpectConfig(const YAML::Node& node) {
   std::vector<Entry> out;
   if (!node || node.IsNull()) return out;
   if (!node.IsSequence()) {
+    // A map's odd keys are named first, as in every other section.
+    if (auto keys = MapKeys(node, "expect"); !keys.ok()) return keys.error();
     return Error{"expect: must be a list of entries (- device: <regex> ...)"};
   }
   std::size_t i = 0;
