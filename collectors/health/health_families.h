@@ -35,11 +35,11 @@ inline constexpr FamilyDesc kPcieDowntrained{
     "unknown."};
 inline constexpr FamilyDesc kPcieAerErrors{
     "rnic_pcie_aer_errors_total", MetricType::Counter,
-    "device,pci_address,pf,severity,error",
+    "device,pci_address,pf,class,error",
     "PCIe Advanced Error Reporting errors of the function by type, as the "
     "kernel counts them (aer_dev_correctable, aer_dev_nonfatal, "
-    "aer_dev_fatal; severity correctable, nonfatal or fatal; error the "
-    "kernel's name, e.g. BadTLP, RxErr, CmpltTO). Absent without AER."};
+    "aer_dev_fatal; class correctable, nonfatal or fatal; error the kernel's "
+    "name, e.g. BadTLP, RxErr, CmpltTO). Absent without AER."};
 
 inline constexpr FamilyDesc kCarrierChanges{
     "rnic_netdev_carrier_changes_total", MetricType::Counter,

@@ -26,7 +26,7 @@ constexpr const FamilyDesc* kFamilies[] = {
 
 struct AerFile {
   const char* file;
-  const char* severity;
+  const char* aer_class;
 };
 constexpr AerFile kAerFiles[] = {
     {"aer_dev_correctable", "correctable"},
@@ -172,11 +172,11 @@ class PcieCollector final : public Collector {
         continue;
       }
       for (const pcie::AerCount& c : *counts) {
-        const std::string key = std::string(f.severity) + "/" + c.error;
+        const std::string key = std::string(f.aer_class) + "/" + c.error;
         auto it = fn.aer_labels.find(key);
         if (it == fn.aer_labels.end()) {
           it = fn.aer_labels
-                   .emplace(key, fn.labels->With({{"severity", f.severity},
+                   .emplace(key, fn.labels->With({{"class", f.aer_class},
                                                   {"error", c.error}}))
                    .first;
         }

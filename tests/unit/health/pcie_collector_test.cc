@@ -46,25 +46,24 @@ TEST(PcieCollectorTest, PfLinkAtItsMaximum) {
 TEST(PcieCollectorTest, AerCountersByTypeWithoutTotals) {
   auto c = MakePcieCollector(kSys);
   const auto s = ScrapeFlat(*c);
-  EXPECT_EQ(ValueOf(s, "rnic_pcie_aer_errors_total",
-                    {{"device", "mlx5_0"},
-                     {"severity", "correctable"},
-                     {"error", "RxErr"}}),
-            12);
-  EXPECT_EQ(ValueOf(s, "rnic_pcie_aer_errors_total",
-                    {{"device", "mlx5_0"},
-                     {"severity", "correctable"},
-                     {"error", "BadTLP"}}),
-            3);
-  EXPECT_EQ(ValueOf(s, "rnic_pcie_aer_errors_total",
-                    {{"device", "irdma0"},
-                     {"severity", "nonfatal"},
-                     {"error", "CmpltTO"}}),
-            2);
   EXPECT_EQ(
       ValueOf(
           s, "rnic_pcie_aer_errors_total",
-          {{"device", "irdma0"}, {"severity", "fatal"}, {"error", "CmpltTO"}}),
+          {{"device", "mlx5_0"}, {"class", "correctable"}, {"error", "RxErr"}}),
+      12);
+  EXPECT_EQ(ValueOf(s, "rnic_pcie_aer_errors_total",
+                    {{"device", "mlx5_0"},
+                     {"class", "correctable"},
+                     {"error", "BadTLP"}}),
+            3);
+  EXPECT_EQ(
+      ValueOf(
+          s, "rnic_pcie_aer_errors_total",
+          {{"device", "irdma0"}, {"class", "nonfatal"}, {"error", "CmpltTO"}}),
+      2);
+  EXPECT_EQ(
+      ValueOf(s, "rnic_pcie_aer_errors_total",
+              {{"device", "irdma0"}, {"class", "fatal"}, {"error", "CmpltTO"}}),
       0);
   for (const auto& x : s) {
     if (x.family != "rnic_pcie_aer_errors_total") continue;
@@ -130,9 +129,8 @@ TEST_F(PcieScratchTest, ValuesAreReadAtEveryScrape) {
   const auto s = ScrapeFlat(*c);
   EXPECT_EQ(ValueOf(s, "rnic_pcie_link_downtrained", pf), 1);
   EXPECT_EQ(
-      ValueOf(
-          s, "rnic_pcie_aer_errors_total",
-          {{"device", "mlx5_0"}, {"severity", "fatal"}, {"error", "MalfTLP"}}),
+      ValueOf(s, "rnic_pcie_aer_errors_total",
+              {{"device", "mlx5_0"}, {"class", "fatal"}, {"error", "MalfTLP"}}),
       1);
 }
 
@@ -152,7 +150,7 @@ TEST_F(PcieScratchTest, MalformedAndMissingFilesCostOnlyTheirSeries) {
             12);
   EXPECT_FALSE(ValueOf(
       s, "rnic_pcie_aer_errors_total",
-      {{"device", "mlx5_0"}, {"severity", "nonfatal"}, {"error", "CmpltTO"}}));
+      {{"device", "mlx5_0"}, {"class", "nonfatal"}, {"error", "CmpltTO"}}));
 }
 
 TEST(CarrierCollectorTest, CountsPerNetdevWhereTheKernelHasThem) {
