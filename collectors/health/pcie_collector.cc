@@ -1,8 +1,6 @@
 #include "collectors/health/pcie_collector.h"
 
-#include <limits.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <map>
 #include <set>
@@ -11,7 +9,6 @@
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
 #include "collectors/health/pcie_parse.h"
-#include "collectors/model/sysfs_parse.h"
 #include "collectors/roce/host_facts.h"
 
 namespace rnic {
@@ -33,18 +30,6 @@ constexpr AerFile kAerFiles[] = {
     {"aer_dev_nonfatal", "nonfatal"},
     {"aer_dev_fatal", "fatal"},
 };
-
-// The PF of a VF: the basename of its physfn link, "" on a PF.
-std::string PhysFn(const std::string& fn_dir) {
-  char buf[PATH_MAX];
-  const ssize_t n =
-      ::readlink((fn_dir + "physfn").c_str(), buf, sizeof(buf) - 1);
-  if (n <= 0) return {};
-  std::string_view target(buf, static_cast<std::size_t>(n));
-  const auto slash = target.rfind('/');
-  if (slash != std::string_view::npos) target.remove_prefix(slash + 1);
-  return sysfs::IsPciAddress(target) ? std::string(target) : std::string();
-}
 
 class PcieCollector final : public Collector {
  public:
@@ -100,8 +85,10 @@ class PcieCollector final : public Collector {
       fn.device = dev.name;
       fn.pci = pci;
       fn.dir = sysfs_ + "/bus/pci/devices/" + pci + "/";
-      // physfn does not change while the VF exists: read once per instance.
-      const std::string pf = PhysFn(fn.dir);
+      // A VF names its PF (the host model read its physfn link); rxe on a
+      // VF's netdev is labelled by the function alone.
+      const std::string pf =
+          pci == dev.pci_address ? dev.pf_pci_address : std::string();
       fn.labels = pf.empty()
                       ? dev.labels->With({{"pci_address", pci}})
                       : dev.labels->With({{"pci_address", pci}, {"pf", pf}});

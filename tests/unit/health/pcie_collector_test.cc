@@ -100,6 +100,15 @@ TEST(PcieCollectorTest, VfNamesItsPfAndUnknownLinkGivesNoSeries) {
   EXPECT_EQ(vf, 0);
 }
 
+TEST(PcieHostModelTest, VfKnowsItsPf) {
+  host::HostModel model(host::HostModel::Options{kSys});
+  const auto snap = model.Refresh();
+  ASSERT_NE(snap->Find("mlx5_2"), nullptr);
+  EXPECT_EQ(snap->Find("mlx5_2")->pf_pci_address, "0000:3b:00.0");
+  EXPECT_EQ(snap->Find("mlx5_0")->pf_pci_address, "");
+  EXPECT_EQ(snap->Find("hfi1_0")->pf_pci_address, "");
+}
+
 // A scratch copy of one function whose files the test rewrites.
 class PcieScratchTest : public ::testing::Test {
  protected:
