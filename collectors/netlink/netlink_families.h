@@ -17,15 +17,18 @@ inline constexpr FamilyDesc kOptionalCounterInfo{
     "it is on. Turn one on with `rdma statistic set link DEV/PORT "
     "optional-counters NAME`"};
 inline constexpr FamilyDesc kBoundQps{
-    "rnic_qp_counter_bound_qps", MetricType::Gauge, "device,port,comm",
+    "rnic_qp_counter_bound_qps", MetricType::Gauge,
+    "device,port,comm,pid,pod_uid,container_id",
     "QPs bound to a counter (rdma statistic qp auto/manual mode), by process"};
 // One family per counter name, named at run time (QpCounterFamily()).
 inline constexpr FamilyDesc kQpCounter{
-    "rnic_qp_counter_<counter>_total", MetricType::Counter, "device,port,comm",
+    "rnic_qp_counter_<counter>_total", MetricType::Counter,
+    "device,port,comm,pid,pod_uid,container_id",
     "Sum of <counter> over the counters bound to a process's QPs; already "
     "included in rnic_hw_<counter>_total (never add the two); resets when the "
     "QPs go away. A pid label (the process id) is added with "
-    "--collector.netlink_stat.qp-counters-by-pid"};
+    "--collector.netlink_stat.qp-counters-by-pid, pod_uid and container_id "
+    "with --collector.netlink_stat.qp-counters-pod-labels"};
 
 // netlink_resource
 inline constexpr FamilyDesc kResourceObjects{
