@@ -49,6 +49,7 @@ class ExpectCollector final : public Collector {
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
     if (entries_.empty()) return Status::Ok();
+    dcb_.clear();
     const auto snap = own_model_ ? model_->Refresh() : model_->Current();
     if (snap->generation != generation_) {
       generation_ = snap->generation;
@@ -186,7 +187,12 @@ class ExpectCollector final : public Collector {
       }
       case CheckKind::kPfcPriorities:
       case CheckKind::kTrust: {
-        auto dcb = src_.dcb->Query(p.netdev);
+        // One dcbnl query per netdev and scrape, for both checks.
+        auto it = dcb_.find(p.netdev);
+        if (it == dcb_.end()) {
+          it = dcb_.emplace(p.netdev, src_.dcb->Query(p.netdev)).first;
+        }
+        const Result<DcbInfo>& dcb = it->second;
         if (!dcb.ok()) {
           Unknown("dcb/" + key, dcb.error());
           return false;
@@ -224,6 +230,7 @@ class ExpectCollector final : public Collector {
   bool own_model_ = false;
   std::uint64_t generation_ = 0;
   std::map<int, std::vector<int>> node_cpus_;
+  std::map<std::string, Result<DcbInfo>, std::less<>> dcb_;  // this scrape
   LogOnce log_{"expect"};
 };
 
