@@ -1,7 +1,8 @@
 // Golden test of one scrape of EVERY collector on one merged fixture tree
-// (tests/fixtures/merged): sysfs, roce, perf and kmsg built by their specs'
-// factories on the merged sysfs/procfs, the netlink collectors replaying a
-// real kernel capture (rxe-live), the probe on scripted statistics. All read
+// (tests/fixtures/merged): sysfs, roce, perf, kmsg, pcie and carrier built by
+// their specs' factories on the merged sysfs/procfs, expect on replayed DCB
+// facts, the netlink collectors replaying a real kernel capture (rxe-live)
+// with pod labels on, the probe on scripted statistics. All read
 // one shared host::HostModel, run through the real CollectorRunner and are
 // serialized by the exporter's serializer; the text is compared with
 // tests/golden/all_collectors.prom.
