@@ -53,6 +53,9 @@ class PcieCollector final : public Collector {
       const std::string& pci =
           dev.pci_address.empty() ? dev.parent_pci_address : dev.pci_address;
       if (pci.empty()) continue;
+      // A function is reported once, under the device its driver names:
+      // rxe on an mlx5 netdev leaves the function to mlx5_N.
+      if (dev.pci_address.empty() && snap->FindPci(pci) != &dev) continue;
       Function& fn = StateFor(dev, pci);
       Link(fn, out);
       Aer(fn, out);

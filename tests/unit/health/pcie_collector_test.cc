@@ -143,6 +143,27 @@ TEST_F(PcieScratchTest, ValuesAreReadAtEveryScrape) {
       1);
 }
 
+TEST_F(PcieScratchTest, SoftRoceOnAnRdmaFunctionLeavesItToThatDevice) {
+  // rxe0 on mlx5_0's netdev: the function is reported once, as mlx5_0's.
+  const fs::path sys = root_ / "sys";
+  const fs::path rxe = sys / "devices/virtual/infiniband/rxe0";
+  fs::create_directories(rxe / "ports/1");
+  std::ofstream(rxe / "parent") << "ens1f0np0\n";
+  std::ofstream(rxe / "ports/1/link_layer") << "Ethernet\n";
+  fs::create_directory_symlink("../../devices/virtual/infiniband/rxe0",
+                               sys / "class/infiniband/rxe0");
+  host::HostModel model(host::HostModel::Options{sys.string()});
+  const auto snap = model.Refresh();
+  ASSERT_NE(snap->Find("rxe0"), nullptr);
+  ASSERT_EQ(snap->Find("rxe0")->parent_pci_address, "0000:3b:00.0");
+  auto c = MakePcieCollector(sys.string());
+  const auto s = ScrapeFlat(*c);
+  EXPECT_FALSE(ValueOf(s, "rnic_pcie_link_width_lanes", {{"device", "rxe0"}}));
+  EXPECT_EQ(ValueOf(s, "rnic_pcie_link_width_lanes",
+                    {{"pci_address", "0000:3b:00.0"}}),
+            16);
+}
+
 TEST_F(PcieScratchTest, MalformedAndMissingFilesCostOnlyTheirSeries) {
   Write("current_link_speed", "fast\n");
   fs::remove(fn_ / "max_link_width");
