@@ -59,10 +59,14 @@ class HealthTest(unittest.TestCase):
             down[(("device", "irdma0"), ("pci_address", "0000:af:00.0"))], 1)
         self.assertEqual(
             down[(("device", "mlx5_0"), ("pci_address", "0000:3b:00.0"))], 0)
-        # The VF: its PF in a label, no link series ("Unknown").
-        vf = [l for n, l, _ in parse_samples(text)
-              if n.startswith("rnic_pcie_") and l.get("device") == "mlx5_2"]
-        self.assertEqual(vf, [])
+        # The VF: its PF in a label; its current link is "Unknown" (no
+        # current or downtrained series), its maximum is known.
+        vf = {n: l for n, l, _ in parse_samples(text)
+              if n.startswith("rnic_pcie_") and l.get("device") == "mlx5_2"}
+        self.assertEqual(set(vf), {"rnic_pcie_link_max_speed_transfers_per_second",
+                                   "rnic_pcie_link_max_width_lanes"})
+        for labels in vf.values():
+            self.assertEqual(labels["pf"], "0000:3b:00.0")
         flaps = samples(text, "rnic_netdev_carrier_changes_total")
         self.assertEqual(flaps[(("device", "irdma0"), ("netdev", "ens801f0"),
                                 ("port", "1"))], 14)
