@@ -53,7 +53,7 @@ class ExpectCollector final : public Collector {
     const auto snap = own_model_ ? model_->Refresh() : model_->Current();
     if (snap->generation != generation_) {
       generation_ = snap->generation;
-      node_cpus_.clear();
+      node_cpus_.Clear();
     }
     for (const auto& devp : snap->devices) {
       if (ctx.Expired()) break;
@@ -130,17 +130,13 @@ class ExpectCollector final : public Collector {
   // nullopt when there is nothing to compare (no node, no IRQs known).
   std::optional<bool> NumaLocalFact(const host::Device& dev) {
     if (!dev.irqs_known || !dev.numa || *dev.numa < 0) return std::nullopt;
-    auto it = node_cpus_.find(*dev.numa);
-    if (it == node_cpus_.end()) {
-      auto cpus = ReadNodeCpus(src_.sysfs, *dev.numa);
-      if (!cpus.ok()) {
-        Unknown("nodecpus/" + dev.name, cpus.error());
-        return std::nullopt;
-      }
-      it = node_cpus_.emplace(*dev.numa, std::move(cpus).value()).first;
+    auto cpus = node_cpus_.Get(*dev.numa);
+    if (!cpus.ok()) {
+      Unknown("nodecpus/" + dev.name, cpus.error());
+      return std::nullopt;
     }
     const IrqPlacement placed =
-        CheckIrqPlacement(src_.procfs, dev.irqs, it->second);
+        CheckIrqPlacement(src_.procfs, dev.irqs, **cpus);
     if (placed.checked == 0 && placed.irqs > 0) return std::nullopt;
     return placed.off_node == 0;
   }
@@ -229,7 +225,7 @@ class ExpectCollector final : public Collector {
   std::shared_ptr<host::HostModel> model_;
   bool own_model_ = false;
   std::uint64_t generation_ = 0;
-  std::map<int, std::vector<int>> node_cpus_;
+  NodeCpuCache node_cpus_{src_.sysfs};
   std::map<std::string, Result<DcbInfo>, std::less<>> dcb_;  // this scrape
   LogOnce log_{"expect"};
 };
