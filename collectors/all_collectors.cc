@@ -1,6 +1,9 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/health/carrier_collector.h"
+#include "collectors/health/expect_collector.h"
+#include "collectors/health/pcie_collector.h"
 #include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
@@ -27,6 +30,9 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakePerfCollectorSpec(),
       MakeProbeCollectorSpec(),
       MakeKmsgCollectorSpec(),
+      MakePcieCollectorSpec(),
+      MakeCarrierCollectorSpec(),
+      MakeExpectCollectorSpec(),
       // clang-format on
   };
   return kAll;

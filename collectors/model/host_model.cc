@@ -102,7 +102,8 @@ bool SameFacts(const Device& a, const Device& b) {
          a.node_guid == b.node_guid && a.sys_image_guid == b.sys_image_guid &&
          a.driver == b.driver && a.pci_address == b.pci_address &&
          a.numa_node == b.numa_node && a.parent == b.parent &&
-         a.parent_pci_address == b.parent_pci_address && a.irqs == b.irqs;
+         a.parent_pci_address == b.parent_pci_address &&
+         a.pf_pci_address == b.pf_pci_address && a.irqs == b.irqs;
 }
 
 void Label(Device& d) {
@@ -219,6 +220,7 @@ std::shared_ptr<Device> HostModel::ReadDevice(int classfd,
       ::readlinkat(devfd.get(), "device", link, sizeof(link) - 1);
   if (ln > 0) {
     d->pci_address = PciOf(devfd.get(), dev_path, "device");
+    d->pf_pci_address = PciOf(devfd.get(), dev_path, "device/physfn");
     const ssize_t dn =
         ::readlinkat(devfd.get(), "device/driver", link, sizeof(link) - 1);
     if (dn > 0) {

@@ -68,6 +68,7 @@ struct Device {
   std::optional<int> numa;  // the same, parsed
   std::string parent;       // netdev of software devices (rxe, siw)
   std::string parent_pci_address;  // PCI function of `parent`, if any
+  std::string pf_pci_address;      // PF of a VF (device/physfn); "" on a PF
   std::vector<int> irqs;           // MSI/MSI-X vectors (device/msi_irqs)
   bool irqs_known = false;         // msi_irqs was readable
   std::vector<Port> ports;         // sorted by number

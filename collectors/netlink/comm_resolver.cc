@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <sstream>
 
 namespace rnic::nl {
 
@@ -49,6 +50,43 @@ const std::string& CommResolver::CommOfPid(std::uint32_t pid) {
     it->second = comm ? std::move(*comm) : std::string(kUnknownComm);
   }
   return it->second;
+}
+
+const ContainerRef& CommResolver::ContainerOfPid(std::uint32_t pid) {
+  auto [it, inserted] = containers_by_pid_.try_emplace(pid);
+  if (inserted) {
+    std::ifstream in(procfs_ + "/" + std::to_string(ProcessOf(pid)) +
+                     "/cgroup");
+    std::ostringstream text;
+    text << in.rdbuf();
+    it->second = ParseCgroupFile(text.str());
+  }
+  return it->second;
+}
+
+const std::string& CommResolver::Group(const Owner& owner) {
+  if (!containers_ || !owner.pid) return Resolve(owner);
+  auto [it, inserted] = groups_.try_emplace(*owner.pid);
+  if (inserted) {
+    it->second =
+        MakeGroupKey(CommOfPid(*owner.pid), ContainerOfPid(*owner.pid));
+  }
+  return it->second;
+}
+
+std::string MakeGroupKey(const std::string& comm, const ContainerRef& ref) {
+  if (ref.empty()) return comm;
+  return comm + '\x1f' + ref.pod_uid + '\x1f' + ref.container_id;
+}
+
+GroupLabels SplitGroupKey(const std::string& key) {
+  // From the end: pod UIDs and container IDs never hold the separator, a
+  // comm (any bytes a process names itself) might.
+  const auto b = key.rfind('\x1f');
+  if (b == std::string::npos || b == 0) return {key, {}};
+  const auto a = key.rfind('\x1f', b - 1);
+  if (a == std::string::npos) return {key, {}};
+  return {key.substr(0, a), {key.substr(a + 1, b - a - 1), key.substr(b + 1)}};
 }
 
 const std::string& CommResolver::Resolve(const Owner& owner) {

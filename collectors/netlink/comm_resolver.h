@@ -6,6 +6,9 @@
 // into one "process" per thread name. So the thread is mapped to its
 // process (Tgid in <procfs>/<id>/status) and the process's comm is used.
 // An id outside our namespace or gone since reads as "[unknown]".
+//
+// With containers on, the group an object is counted under is also the
+// process's pod and container (from <procfs>/<tgid>/cgroup, cgroup_parse.h).
 #pragma once
 
 #include <cstdint>
@@ -13,14 +16,22 @@
 #include <string>
 #include <unordered_map>
 
+#include "collectors/netlink/cgroup_parse.h"
 #include "collectors/netlink/rdma_source.h"
 
 namespace rnic::nl {
 
 class CommResolver {
  public:
-  explicit CommResolver(std::string procfs) : procfs_(std::move(procfs)) {}
+  explicit CommResolver(std::string procfs, bool containers = false)
+      : procfs_(std::move(procfs)), containers_(containers) {}
   [[nodiscard]] const std::string& Resolve(const Owner& owner);
+  // The key an owner's objects are counted under: Resolve(owner), and with
+  // containers on, MakeGroupKey() of it and the process's pod and container.
+  [[nodiscard]] const std::string& Group(const Owner& owner);
+  // The pod and container of a thread's process, cached per scrape; empty
+  // when the process is in none or procfs does not say.
+  [[nodiscard]] const ContainerRef& ContainerOfPid(std::uint32_t pid);
   [[nodiscard]] const std::string& CommOfPid(std::uint32_t pid);
   // The process (thread group) of a thread id, if procfs says.
   [[nodiscard]] std::optional<std::uint32_t> TgidOf(std::uint32_t pid) const;
@@ -31,6 +42,8 @@ class CommResolver {
     by_pid_.clear();
     by_kern_.clear();
     tgid_.clear();
+    containers_by_pid_.clear();
+    groups_.clear();
   }
 
  private:
@@ -38,7 +51,21 @@ class CommResolver {
   std::unordered_map<std::uint32_t, std::string> by_pid_;
   std::unordered_map<std::string, std::string> by_kern_;
   std::unordered_map<std::uint32_t, std::uint32_t> tgid_;
+  bool containers_ = false;
+  std::unordered_map<std::uint32_t, ContainerRef> containers_by_pid_;
+  std::unordered_map<std::uint32_t, std::string> groups_;
 };
+
+// A group key: the comm alone when the process is in no container, else
+// comm, pod UID and container ID joined by '\x1f'. SplitGroupKey() splits
+// from the end, so a comm holding the separator still splits right.
+[[nodiscard]] std::string MakeGroupKey(const std::string& comm,
+                                       const ContainerRef& ref);
+struct GroupLabels {
+  std::string comm;
+  ContainerRef container;
+};
+[[nodiscard]] GroupLabels SplitGroupKey(const std::string& key);
 
 inline constexpr const char* kUnknownComm = "[unknown]";
 

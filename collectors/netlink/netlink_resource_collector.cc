@@ -18,7 +18,7 @@ NetlinkResourceCollector::NetlinkResourceCollector(TransportOpener opener,
                                                    Options options)
     : opener_(std::move(opener)),
       options_(std::move(options)),
-      comms_(options_.procfs) {}
+      comms_(options_.procfs, options_.pod_labels) {}
 
 Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
                                          MetricSet& out) {
@@ -78,6 +78,13 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
                 "holding the most objects); the rest are summed under "
                 "comm=\"[other]\". 0 = no cap",
                 20, 0, std::numeric_limits<std::int64_t>::max()),
+      BoolOption("pod-labels",
+                 "Group the per-process resource series by container and "
+                 "Kubernetes pod too: pod_uid (joins kube_pod_info{uid}) and "
+                 "container_id labels from the owning process's "
+                 "/proc/<pid>/cgroup. max-comms then caps (comm, pod, "
+                 "container) groups",
+                 false),
   };
   namespace fam = nl::families;
   spec.families = {&fam::kResourceObjects, &fam::kResourceQps,
@@ -90,6 +97,7 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
     nl::NetlinkResourceCollector::Options o;
     o.max_comms = static_cast<std::size_t>(args.Int("max-comms"));
     o.procfs = args.paths.procfs;
+    o.pod_labels = args.Bool("pod-labels");
     return std::unique_ptr<Collector>(
         std::make_unique<nl::NetlinkResourceCollector>(nl::LibnlOpener(), o));
   };

@@ -23,6 +23,8 @@ class NetlinkResourceCollector final : public Collector {
   struct Options {
     std::size_t max_comms = 20;  // 0 = no cap
     std::string procfs = "/proc";
+    // Group by pod and container too (pod_uid, container_id labels).
+    bool pod_labels = false;
   };
   NetlinkResourceCollector(TransportOpener opener, Options options);
   [[nodiscard]] Status Collect(const ScrapeContext& ctx,

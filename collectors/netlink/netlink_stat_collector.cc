@@ -35,7 +35,7 @@ NetlinkStatCollector::NetlinkStatCollector(
     : opener_(std::move(opener)),
       options_(std::move(options)),
       model_(std::move(model)),
-      comms_(options_.procfs) {
+      comms_(options_.procfs, options_.qp_counters_pod_labels) {
   if (!model_) {
     // No sysfs tree: the model is what RDMA netlink reports, through this
     // collector's own transport.
@@ -263,7 +263,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
   std::map<std::pair<std::string, std::string>, Agg> by_owner;
   Status st =
       src.BoundCounters(dev.index, pc.port, [&](const BoundCounter& bc) {
-        const std::string& comm = comms_.Resolve(bc.owner);
+        // The comm, and with pod labels on its pod and container too.
+        const std::string& comm = comms_.Group(bc.owner);
         std::string pid;
         if (options_.qp_counters_by_pid && bc.owner.pid) {
           // The process, like comm: the kernel's id is the creating thread.
@@ -285,10 +286,17 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
                       ? std::chrono::steady_clock::now() + kBoundRecheck
                       : std::chrono::steady_clock::time_point{};
   for (const auto& [key, a] : by_owner) {
+    const GroupLabels g = SplitGroupKey(a.comm);
     LabelSetPtr labels =
         options_.qp_counters_by_pid
-            ? pc.labels->With({{"comm", a.comm}, {"pid", a.pid}})
-            : pc.labels->With({{"comm", a.comm}});
+            ? pc.labels->With({{"comm", g.comm}, {"pid", a.pid}})
+            : pc.labels->With({{"comm", g.comm}});
+    if (!g.container.pod_uid.empty()) {
+      labels = labels->With({{"pod_uid", g.container.pod_uid}});
+    }
+    if (!g.container.container_id.empty()) {
+      labels = labels->With({{"container_id", g.container.container_id}});
+    }
     out.Add(families::kBoundQps, labels, static_cast<double>(a.qps));
     for (const auto& [name, sum] : a.sums) {
       // Interned once per counter name (kQpCounter documents them).
@@ -324,6 +332,11 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
           "qp-counters-by-pid",
           "Add a pid label to the QP-bound counter series (higher cardinality)",
           false),
+      BoolOption("qp-counters-pod-labels",
+                 "Add pod_uid (joins kube_pod_info{uid}) and container_id "
+                 "labels to the QP-bound counter series of processes in a "
+                 "container, from /proc/<pid>/cgroup",
+                 false),
   };
   spec.families = {&rnic::families::kPortState,
                    &rnic::families::kPortPhysicalState,
@@ -337,6 +350,7 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
     nl::NetlinkStatCollector::Options o;
     o.qp_counters = args.Bool("qp-counters");
     o.qp_counters_by_pid = args.Bool("qp-counters-by-pid");
+    o.qp_counters_pod_labels = args.Bool("qp-counters-pod-labels");
     o.procfs = args.paths.procfs;
     auto c = std::make_unique<nl::NetlinkStatCollector>(
         nl::LibnlOpener(), o, args.shared ? args.shared->host : nullptr);

@@ -45,6 +45,8 @@ class NetlinkStatCollector final : public Collector {
   struct Options {
     bool qp_counters = true;          // dump QP-bound counters
     bool qp_counters_by_pid = false;  // add a pid label (opt-in cardinality)
+    // Add pod_uid and container_id labels (the owner's cgroup).
+    bool qp_counters_pod_labels = false;
     std::string procfs = "/proc";
   };
   // What the first dumps showed (for SharedFacts).

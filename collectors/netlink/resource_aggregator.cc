@@ -24,7 +24,7 @@ void DumpAggregate::Add(const ResEntry& e) {
     ++qps[{e.port, e.qp_type ? int{*e.qp_type} : -1,
            e.qp_state ? int{*e.qp_state} : -1}];
   }
-  OwnerTotals& o = owners[comms_.Resolve(e.owner)];
+  OwnerTotals& o = owners[comms_.Group(e.owner)];
   switch (e.kind) {
     case ResKind::kQp:
       ++o.qps;
@@ -99,7 +99,17 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
       folded[keep.contains(comm) ? comm : std::string(kOtherComm)].Merge(t);
     }
     for (const auto& [comm, t] : folded) {
-      const LabelSetPtr l = LabelSet::Make({{"device", dev}, {"comm", comm}});
+      // A group in a container (pod attribution on) also names its pod and
+      // container; host processes and "[other]" carry the comm alone.
+      const GroupLabels g = SplitGroupKey(comm);
+      Labels labels = {{"device", dev}, {"comm", g.comm}};
+      if (!g.container.pod_uid.empty()) {
+        labels.push_back(Label{"pod_uid", g.container.pod_uid});
+      }
+      if (!g.container.container_id.empty()) {
+        labels.push_back(Label{"container_id", g.container.container_id});
+      }
+      const LabelSetPtr l = LabelSet::Make(std::move(labels));
       out.Add(families::kCommQps, l, static_cast<double>(t.qps));
       out.Add(families::kCommCqs, l, static_cast<double>(t.cqs));
       out.Add(families::kCommCqEntries, l, static_cast<double>(t.cq_entries));

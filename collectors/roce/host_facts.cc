@@ -85,6 +85,16 @@ Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs, int node) {
                      std::to_string(node) + "/cpulist");
 }
 
+Result<const std::vector<int>*> NodeCpuCache::Get(int node) {
+  auto it = cpus_.find(node);
+  if (it == cpus_.end()) {
+    auto cpus = ReadNodeCpus(sysfs_, node);
+    if (!cpus.ok()) return cpus.error();
+    it = cpus_.emplace(node, std::move(cpus).value()).first;
+  }
+  return &it->second;
+}
+
 Result<std::vector<int>> ReadIrqAffinity(const std::string& procfs, int irq) {
   return ReadCpuList(procfs + "/irq/" + std::to_string(irq) +
                      "/smp_affinity_list");

@@ -4,7 +4,9 @@
 // vectors are topology: the host model has them.)
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collectors/common/result.h"
@@ -28,6 +30,20 @@ inline constexpr int kRoce4096MinNetdevMtu = 4200;
 // CPUs of <sysfs>/devices/system/node/node<N>/cpulist.
 [[nodiscard]] Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs,
                                                     int node);
+
+// ReadNodeCpus, once per node until Clear() (the host model changed): the
+// roce and expect collectors compare every device's IRQs against it.
+class NodeCpuCache {
+ public:
+  explicit NodeCpuCache(std::string sysfs) : sysfs_(std::move(sysfs)) {}
+  // Valid until the next Clear(); a failed read is tried again next time.
+  [[nodiscard]] Result<const std::vector<int>*> Get(int node);
+  void Clear() { cpus_.clear(); }
+
+ private:
+  std::string sysfs_;
+  std::map<int, std::vector<int>> cpus_;
+};
 
 // CPUs of <procfs>/irq/<irq>/smp_affinity_list.
 [[nodiscard]] Result<std::vector<int>> ReadIrqAffinity(

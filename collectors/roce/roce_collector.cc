@@ -245,7 +245,7 @@ class RoceCollector final : public Collector {
     const auto snap = own_model_ ? model_->Refresh() : model_->Current();
     if (snap->generation != generation_) {
       generation_ = snap->generation;
-      node_cpus_.clear();  // re-read once per model change
+      node_cpus_.Clear();  // re-read once per model change
     }
     for (const auto& devp : snap->devices) {
       const host::Device& dev = *devp;
@@ -461,18 +461,14 @@ class RoceCollector final : public Collector {
     if (!dev.irqs_known) return;
     out.Add(kIrqs, dev.labels, static_cast<double>(dev.irqs.size()));
     if (!dev.numa || *dev.numa < 0) return;  // no node to compare against
-    auto it = node_cpus_.find(*dev.numa);
-    if (it == node_cpus_.end()) {
-      auto cpus = ReadNodeCpus(src_.sysfs, *dev.numa);
-      if (!cpus.ok()) {
-        Problem("nodecpus/" + dev.name, cpus.error(), spdlog::level::warn);
-        return;
-      }
-      log_.Clear("nodecpus/" + dev.name);
-      it = node_cpus_.emplace(*dev.numa, std::move(cpus).value()).first;
+    auto cpus = node_cpus_.Get(*dev.numa);
+    if (!cpus.ok()) {
+      Problem("nodecpus/" + dev.name, cpus.error(), spdlog::level::warn);
+      return;
     }
+    log_.Clear("nodecpus/" + dev.name);
     const IrqPlacement placed =
-        CheckIrqPlacement(src_.procfs, dev.irqs, it->second);
+        CheckIrqPlacement(src_.procfs, dev.irqs, **cpus);
     if (!placed.errors.empty()) {
       Problem(
           "affinity/" + dev.name,
@@ -499,7 +495,7 @@ class RoceCollector final : public Collector {
   std::shared_ptr<host::HostModel> model_;
   bool own_model_ = false;
   std::uint64_t generation_ = 0;
-  std::map<int, std::vector<int>> node_cpus_;
+  NodeCpuCache node_cpus_{src_.sysfs};
   std::map<std::string, PortState, std::less<>> ports_;  // "device/port"
   LogOnce log_{"roce"};
 };

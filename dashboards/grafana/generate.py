@@ -898,6 +898,68 @@ def probe_resources():
         "RDMA resources (QPs, CQs, MRs) each process holds.", lay)
 
 
+def health():
+    lay = Layout()
+    lay.row("Configuration drift (expect collector)")
+    lay.add(stat(
+        "Failing checks",
+        "Checks of the expect: section of --config.file that do not hold "
+        "(alert RnicConfigDrift).",
+        [target("count(rnic_expect_check_ok{%s} == 0) or vector(0)" % DSEL)],
+        "none", thresholds=[(1, "orange")]), 4, 8)
+    lay.add(table(
+        "Drift by check",
+        "One row per failing check: device, port, check and the expected "
+        "value.",
+        [target("rnic_expect_check_ok{%s} == 0" % DSEL)], "none",
+        exclude=["job", "Value"]), 20, 8)
+
+    lay.row("PCIe (pcie collector)")
+    lay.add(table(
+        "PCIe links",
+        "Negotiated against maximum link speed (transfers per second per "
+        "lane) and width of each RDMA PCI function; VFs name their PF "
+        "(alert RnicPcieLinkDowntrained).",
+        [target("rnic_pcie_link_speed_transfers_per_second{%s}" % DSEL),
+         target("rnic_pcie_link_max_speed_transfers_per_second{%s}" % DSEL),
+         target("rnic_pcie_link_width_lanes{%s}" % DSEL),
+         target("rnic_pcie_link_max_width_lanes{%s}" % DSEL),
+         target("rnic_pcie_link_downtrained{%s}" % DSEL)],
+        "none",
+        overrides=[column_override("Value #A", "short", display="speed (T/s)"),
+                   column_override("Value #B", "short",
+                                   display="max speed (T/s)"),
+                   column_override("Value #C", "none", display="width"),
+                   column_override("Value #D", "none", display="max width"),
+                   column_override("Value #E", "none",
+                                   display="downtrained")],
+        exclude=["job"]), 24, 7)
+    lay.add(timeseries(
+        "AER errors",
+        "PCIe Advanced Error Reporting errors per second by class and type "
+        "(alerts RnicPcieFatalErrors, RnicPcieNonFatalErrors, "
+        "RnicPcieCorrectableErrorsHigh).",
+        [target("sum by (instance, device, class, error) (rate("
+                "rnic_pcie_aer_errors_total{%s}[$__rate_interval])) > 0"
+                % DSEL, "{{instance}} {{device}} {{class}} {{error}}")],
+        "cps"), 24, 8)
+
+    lay.row("Link stability (carrier collector)")
+    lay.add(timeseries(
+        "Carrier changes",
+        "Carrier changes of the netdevs of RDMA ports; each flap is two "
+        "(alert RnicNetdevCarrierFlapping).",
+        [target("increase(rnic_netdev_carrier_changes_total{%s}"
+                "[$__rate_interval])" % DSEL,
+                "{{instance}} {{device}}/{{port}} {{netdev}}")],
+        "short", draw="bars"), 24, 8)
+    return dashboard(
+        "rnic-health", "RNIC / Host health",
+        "Below the RDMA counters: configuration drift against the expect: "
+        "section, PCIe link training and AER errors, netdev link "
+        "stability.", lay)
+
+
 def add_operation_variable(dash):
     query = ('label_values(rnic_probe_latency_seconds_count{%s}, operation)'
              % DSEL)
@@ -924,6 +986,7 @@ def add_operation_variable(dash):
 DASHBOARDS = {
     "rnic-overview.json": overview,
     "rnic-congestion.json": congestion,
+    "rnic-health.json": health,
     "rnic-probe-resources.json": lambda: add_operation_variable(
         probe_resources()),
 }

@@ -68,6 +68,13 @@ for tree in ("sys", "roce/sys", "kmsg/sys"):
     for p in files(os.path.join(FIX, tree), max_size=512):
         add("fuzz_sysfs_parse", read(p))
 
+# PCIe link attributes, AER counters and cgroup files.
+for p in files(os.path.join(FIX, "health", "sys"), max_size=2048):
+    add("fuzz_health_parse", read(p))
+add("fuzz_health_parse", read(os.path.join(FIX, "merged", "proc", "213", "cgroup")))
+add("fuzz_health_parse", b"4:memory:/kubepods/burstable/pod2c48913c-b29f-11e7-9350-020968147796/"
+    + b"a" * 64 + b"\n0::/\n")
+
 # range lists: cpulist/cpumask files and the ranges of PMU format files.
 for p in files(FIX, max_size=512):
     name = os.path.basename(p)
@@ -135,6 +142,18 @@ for pmu in sorted(os.listdir(pmus)):
 
 # YAML: the shipped example config and the VM cases' configs.
 add("fuzz_config", example)
+add("fuzz_config", """expect:
+  - device: ^mlx5_
+    active_ports: 1
+    link_layer: Ethernet
+    rate_gbps: 100
+    mtu: 9000
+    pfc_priorities: [3]
+    trust: dscp
+    ecn_priority: 3
+    numa_local_irqs: true
+    firmware: 22.36.1010
+""")
 for p in files(os.path.join(SRC, "tests", "vm", "cases")):
     if p.endswith(".yml") and os.path.basename(p) != "rules.yml":
         add("fuzz_config", read(p))

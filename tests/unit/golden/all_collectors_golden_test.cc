@@ -1,7 +1,8 @@
 // Golden test of one scrape of EVERY collector on one merged fixture tree
-// (tests/fixtures/merged): sysfs, roce, perf and kmsg built by their specs'
-// factories on the merged sysfs/procfs, the netlink collectors replaying a
-// real kernel capture (rxe-live), the probe on scripted statistics. All read
+// (tests/fixtures/merged): sysfs, roce, perf, kmsg, pcie and carrier built by
+// their specs' factories on the merged sysfs/procfs, expect on replayed DCB
+// facts, the netlink collectors replaying a real kernel capture (rxe-live)
+// with pod labels on, the probe on scripted statistics. All read
 // one shared host::HostModel, run through the real CollectorRunner and are
 // serialized by the exporter's serializer; the text is compared with
 // tests/golden/all_collectors.prom.
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "collectors/collector_spec.h"
+#include "collectors/health/expect_collector.h"
 #include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
@@ -172,8 +174,9 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
   }
   add("netlink_resource",
       std::make_unique<nl::NetlinkResourceCollector>(
-          opener, nl::NetlinkResourceCollector::Options{
-                      .max_comms = 20, .procfs = paths.procfs}));
+          opener,
+          nl::NetlinkResourceCollector::Options{
+              .max_comms = 20, .procfs = paths.procfs, .pod_labels = true}));
   add("sysfs", FromFactory("sysfs", paths, shared, ""));
   add("roce", FromFactory("roce", paths, shared,
                           "{ethtool_stats_dir: " + kTree +
@@ -192,6 +195,24 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
   add("probe",
       std::make_unique<probe::ProbeCollector>(ScriptedProbeStats(), nullptr));
   add("kmsg", FromFactory("kmsg", paths, shared, ""));
+  add("pcie", FromFactory("pcie", paths, shared, ""));
+  add("carrier", FromFactory("carrier", paths, shared, ""));
+  {
+    // Built directly to replay the DCB facts (the factory asks dcbnl).
+    auto expected = expect::ParseExpectConfig(YAML::Load(
+        "- {device: ^mlx5_0$, active_ports: 1, link_layer: Ethernet, "
+        "rate_gbps: 100, mtu: 9000, pfc_priorities: [3], trust: dscp, "
+        "ecn_priority: 3, numa_local_irqs: true, firmware: 22.36.1010}\n"
+        "- {device: ^rxe, mtu: 9000}\n"));
+    ASSERT_TRUE(expected.ok()) << expected.error().message;
+    ExpectSources src;
+    src.sysfs = paths.sysfs;
+    src.procfs = paths.procfs;
+    src.dcb = MakeFixtureDcbSource(kTree + "/dcb");
+    add("expect",
+        MakeExpectCollector(std::move(src), std::move(expected).value(),
+                            shared->host));
+  }
   if (HasFatalFailure()) return;
 
   {

@@ -327,6 +327,46 @@ TEST(NetlinkBound, QpCountersAreSummedByCommand) {
   EXPECT_EQ(Sample(again, "rnic_qp_counter_bound_qps", nccl), 4);
 }
 
+TEST(NetlinkBound, PodLabelsAreOptIn) {
+  auto t = Mlx5Kernel();
+  t->Set("STAT_GET_dev2_port1", Mlx5Stats(1000, 1));
+  t->Set("STAT_GET_dump_dev2_port1_res19", BoundCounters());
+  const std::string proc = ProcWithComms();
+  const std::string id_a(64, 'a');
+  const std::string id_b(64, 'b');
+  // Process 100 in pod A (systemd driver), 101 in pod B (cgroupfs driver).
+  std::ofstream(proc + "/100/cgroup")
+      << "0::/kubepods.slice/kubepods-burstable.slice/"
+         "kubepods-burstable-pod2c48913c_b29f_11e7_9350_020968147796.slice/"
+         "cri-containerd-"
+      << id_a << ".scope\n";
+  std::ofstream(proc + "/101/cgroup")
+      << "0::/kubepods/besteffort/pod0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/"
+      << id_b << "\n";
+  NetlinkStatCollector c(OpenerOf(t),
+                         {.qp_counters_pod_labels = true, .procfs = proc});
+  MetricSet m;
+  ASSERT_TRUE(c.Collect(Ctx(), m).ok());
+  // Thread 102's counter belongs to process 100's pod.
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
+                   {{"comm", "nccl"},
+                    {"pod_uid", "2c48913c-b29f-11e7-9350-020968147796"},
+                    {"container_id", id_a}}),
+            45);
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_bound_qps",
+                   {{"comm", "nccl"},
+                    {"pod_uid", "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"},
+                    {"container_id", id_b}}),
+            1);
+  EXPECT_EQ(SeriesOf(m, "rnic_qp_counter_out_of_buffer_total"), 4u);
+  // ib_write_bw (no cgroup file) and the kernel's IPoIB: no pod labels.
+  EXPECT_EQ(LabelValues(m, "pod_uid").size(), 2u);
+  EXPECT_TRUE(LabelValues(m, "pid").empty());
+  rnic::testing::ExpectDeclared(MakeNetlinkStatCollectorSpec(), m.families());
+  std::filesystem::remove(proc + "/100/cgroup");
+  std::filesystem::remove(proc + "/101/cgroup");
+}
+
 TEST(NetlinkBound, PidLabelIsOptIn) {
   auto t = Mlx5Kernel();
   t->Set("STAT_GET_dev2_port1", Mlx5Stats(1000, 1));

@@ -1,6 +1,10 @@
 #include "collectors/roce/host_facts.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "collectors/model/host_model.h"
 
@@ -65,6 +69,26 @@ TEST(HostFactsTest, RoceEcnSwitches) {
   auto none = ReadRoceEcn(kSys, "eth0");
   ASSERT_FALSE(none.ok());
   EXPECT_EQ(none.error().errno_value, ENOENT);
+}
+
+TEST(HostFactsTest, NodeCpusReadOncePerNodeUntilCleared) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) /
+                        ("node_cpu_cache_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "devices/system/node/node0");
+  std::ofstream(root / "devices/system/node/node0/cpulist") << "0-3\n";
+  NodeCpuCache cache(root.string());
+  auto first = cache.Get(0);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(**first, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_FALSE(cache.Get(1).ok());  // no such node
+  // Cached until the host model changes.
+  std::ofstream(root / "devices/system/node/node0/cpulist") << "8\n";
+  EXPECT_EQ(**cache.Get(0), (std::vector<int>{0, 1, 2, 3}));
+  cache.Clear();
+  EXPECT_EQ(**cache.Get(0), (std::vector<int>{8}));
+  fs::remove_all(root);
 }
 
 }  // namespace
