@@ -1,6 +1,7 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/ethtool/ethtool_collector.h"
 #include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
@@ -27,6 +28,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakePerfCollectorSpec(),
       MakeProbeCollectorSpec(),
       MakeKmsgCollectorSpec(),
+      MakeEthtoolCollectorSpec(),
       // clang-format on
   };
   return kAll;

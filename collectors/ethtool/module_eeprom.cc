@@ -99,8 +99,8 @@ const Page* Find(const ModulePages& p, std::uint8_t bank, std::uint8_t page) {
   return it == p.upper.end() ? nullptr : &it->second;
 }
 
-Error MissingPage(int page) {
-  return Error{"module EEPROM: page " + std::to_string(page) + "h not read",
+Error MissingPage(std::uint8_t page) {
+  return Error{"module EEPROM: page " + Hex(page).substr(2) + "h not read",
                EINVAL};
 }
 
