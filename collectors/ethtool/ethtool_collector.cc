@@ -61,7 +61,8 @@ EthtoolCollector::EthtoolCollector(Sources sources,
   }
   if (sources.eeprom) {
     poller_ = std::make_unique<optics::OpticsPoller>(std::move(sources.eeprom),
-                                                     sources.optics_interval);
+                                                     sources.optics_interval,
+                                                     std::move(sources.now));
     if (sources.start_poller) poller_->Start();
   }
 }

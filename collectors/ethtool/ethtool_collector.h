@@ -35,6 +35,7 @@ struct Sources {
   optics::EepromReadFn eeprom;
   std::chrono::milliseconds optics_interval{std::chrono::seconds(60)};
   bool start_poller = true;  // false: tests call poller()->PollOnce()
+  optics::WallClock now = std::chrono::system_clock::now;  // reading stamps
 };
 
 class EthtoolCollector final : public Collector {

@@ -31,8 +31,8 @@ Result<Diagnostics> ReadModule(const EepromReadFn& read,
 }
 
 OpticsPoller::OpticsPoller(EepromReadFn read,
-                           std::chrono::milliseconds interval)
-    : read_(std::move(read)), interval_(interval) {}
+                           std::chrono::milliseconds interval, WallClock now)
+    : read_(std::move(read)), interval_(interval), now_(std::move(now)) {}
 
 OpticsPoller::~OpticsPoller() {
   {
@@ -91,8 +91,7 @@ void OpticsPoller::PollOnce() {
     auto diag = ReadModule(read_, netdev);
     if (diag) {
       log_.Clear("optics/" + netdev);
-      results[netdev] =
-          Reading{std::move(*diag), std::chrono::system_clock::now()};
+      results[netdev] = Reading{std::move(*diag), now_()};
     } else {
       // EOPNOTSUPP (virtio, no module), ENODEV, an SFP: one line, no series.
       log_.Log(spdlog::level::info, "optics/" + netdev,

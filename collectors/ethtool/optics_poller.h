@@ -42,9 +42,13 @@ struct Reading {
 // netdev -> its last good reading (a netdev whose read fails has none).
 using Cache = std::map<std::string, Reading, std::less<>>;
 
+// The time a reading is stamped with (tests fix it).
+using WallClock = std::function<std::chrono::system_clock::time_point()>;
+
 class OpticsPoller {
  public:
-  OpticsPoller(EepromReadFn read, std::chrono::milliseconds interval);
+  OpticsPoller(EepromReadFn read, std::chrono::milliseconds interval,
+               WallClock now = std::chrono::system_clock::now);
   ~OpticsPoller();
   OpticsPoller(const OpticsPoller&) = delete;
   OpticsPoller& operator=(const OpticsPoller&) = delete;
@@ -66,6 +70,7 @@ class OpticsPoller {
   void Run();
   EepromReadFn read_;
   std::chrono::milliseconds interval_;
+  WallClock now_;
   LogOnce log_{"ethtool"};
 
   mutable std::mutex mu_;
