@@ -91,10 +91,13 @@ Result<std::vector<std::uint64_t>> U64Array(AttrView v) {
 }
 
 nl::Request GenlRequest(std::uint16_t family, std::uint8_t cmd,
-                        std::string name) {
+                        std::uint8_t version, std::string name) {
   nl::Request r;
   r.cmd = cmd;
-  r.genl = nl::Request::Genl{family, ETHTOOL_GENL_VERSION};
+  r.msg_type = family;
+  const genlmsghdr genl{cmd, version, 0};
+  const auto* p = reinterpret_cast<const std::uint8_t*>(&genl);
+  r.header.assign(p, p + sizeof(genl));
   r.name = std::move(name);
   return r;
 }
@@ -172,10 +175,8 @@ StatName StdStatName(std::uint32_t group, std::uint32_t id) {
 }
 
 nl::Request GetFamilyRequest(std::string_view family) {
-  nl::Request r;
-  r.cmd = CTRL_CMD_GETFAMILY;
-  r.genl = nl::Request::Genl{GENL_ID_CTRL, 1};
-  r.name = "GENL_GETFAMILY_" + std::string(family);
+  nl::Request r = GenlRequest(GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1,
+                              "GENL_GETFAMILY_" + std::string(family));
   nl::AttrWriter w;
   w.PutString(CTRL_ATTR_FAMILY_NAME, family);
   r.attrs = std::move(w).Take();
@@ -183,7 +184,7 @@ nl::Request GetFamilyRequest(std::string_view family) {
 }
 
 nl::Request FecRequest(std::uint16_t family, std::string_view netdev) {
-  nl::Request r = GenlRequest(family, ETHTOOL_MSG_FEC_GET,
+  nl::Request r = GenlRequest(family, ETHTOOL_MSG_FEC_GET, ETHTOOL_GENL_VERSION,
                               "ETHTOOL_FEC_GET_" + std::string(netdev));
   nl::AttrWriter w;
   PutHeader(w, ETHTOOL_A_FEC_HEADER, netdev,
@@ -193,8 +194,9 @@ nl::Request FecRequest(std::uint16_t family, std::string_view netdev) {
 }
 
 nl::Request StatsRequest(std::uint16_t family, std::string_view netdev) {
-  nl::Request r = GenlRequest(family, ETHTOOL_MSG_STATS_GET,
-                              "ETHTOOL_STATS_GET_" + std::string(netdev));
+  nl::Request r =
+      GenlRequest(family, ETHTOOL_MSG_STATS_GET, ETHTOOL_GENL_VERSION,
+                  "ETHTOOL_STATS_GET_" + std::string(netdev));
   nl::AttrWriter w;
   PutHeader(w, ETHTOOL_A_STATS_HEADER, netdev, 0);
   // The groups as a compact bitset with no mask: exactly these groups.
@@ -213,7 +215,7 @@ nl::Request StatsRequest(std::uint16_t family, std::string_view netdev) {
 nl::Request EepromRequest(std::uint16_t family, std::string_view netdev,
                           const EepromWindow& win) {
   nl::Request r = GenlRequest(
-      family, ETHTOOL_MSG_MODULE_EEPROM_GET,
+      family, ETHTOOL_MSG_MODULE_EEPROM_GET, ETHTOOL_GENL_VERSION,
       "ETHTOOL_MODULE_EEPROM_GET_" + std::string(netdev) + "_p" +
           std::to_string(win.page) + "_b" + std::to_string(win.bank) + "_o" +
           std::to_string(win.offset));

@@ -1,6 +1,6 @@
 #include "collectors/netlink/libnl_transport.h"
 
-#include <linux/genetlink.h>
+#include <linux/netlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
@@ -95,17 +95,13 @@ Status LibnlTransport::Exchange(const Request& req,
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
   const int flags = NLM_F_REQUEST | (req.dump ? NLM_F_DUMP : NLM_F_ACK);
-  nl_msg* msg =
-      nlmsg_alloc_simple(req.genl ? req.genl->family : MsgType(req.cmd), flags);
+  nl_msg* msg = nlmsg_alloc_simple(req.msg_type.value_or(MsgType(req.cmd)), flags);
   if (msg == nullptr) return Error{"nlmsg_alloc", ENOMEM};
-  if (req.genl) {
-    const genlmsghdr genl{static_cast<std::uint8_t>(req.cmd), req.genl->version,
-                          0};
-    if (nlmsg_append(msg, const_cast<genlmsghdr*>(&genl), sizeof(genl),
-                     NLMSG_ALIGNTO) < 0) {
-      nlmsg_free(msg);
-      return Error{"nlmsg_append genlmsghdr", ENOMEM};
-    }
+  if (!req.header.empty() &&
+      nlmsg_append(msg, const_cast<std::uint8_t*>(req.header.data()),
+                   req.header.size(), NLMSG_ALIGNTO) < 0) {
+    nlmsg_free(msg);
+    return Error{"nlmsg_append header", ENOMEM};
   }
   for (const auto& [type, value] : req.u32_attrs) {
     if (nla_put_u32(msg, type, value) < 0) {

@@ -1,6 +1,6 @@
 // NetlinkTransport over a libnl-3 netlink socket, one per collector:
 // NETLINK_RDMA (the way rdma-core's util/rdma_nl.c talks to the kernel) or
-// NETLINK_GENERIC (ethtool; Request::genl set).
+// NETLINK_GENERIC (ethtool) or NETLINK_ROUTE (dcbnl), Request::msg_type set.
 #pragma once
 
 #include <chrono>

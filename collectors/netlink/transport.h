@@ -20,24 +20,25 @@
 namespace rnic::nl {
 
 struct Request {
+  // The RDMA command; for other protocols, what `header` carries (for
+  // names and logs only).
   std::uint16_t cmd = 0;  // enum Cmd
   bool dump = false;      // NLM_F_DUMP
   // u32 attributes in the order they are sent (DEV_INDEX, PORT_INDEX, ...).
   std::vector<std::pair<std::uint16_t, std::uint32_t>> u32_attrs;
 
-  // Generic netlink (NETLINK_GENERIC): the message type is the resolved
-  // family id and a genlmsghdr {cmd, version} leads the payload. Unset: an
-  // RDMA request, whose type is MsgType(cmd).
-  struct Genl {
-    std::uint16_t family = 0;
-    std::uint8_t version = 1;
-  };
-  std::optional<Genl> genl;
+  // Other protocols than RDMA: the message type (a generic netlink family
+  // id, RTM_GETDCB) and the family's fixed header sent before the
+  // attributes (genlmsghdr, dcbmsg). Unset: an RDMA request, whose type is
+  // MsgType(cmd) and which has no fixed header.
+  std::optional<std::uint16_t> msg_type;
+  std::vector<std::uint8_t> header;
   // Attributes already encoded (AttrWriter: nests, strings, u8), sent after
   // u32_attrs.
   std::vector<std::uint8_t> attrs;
   // The replay key of requests Key() cannot name from u32_attrs alone
-  // (generic netlink: "ETHTOOL_FEC_GET_eth0"); empty for RDMA requests.
+  // (generic netlink: "ETHTOOL_FEC_GET_eth0", rtnetlink: "DCB_IEEE_GET_eth0");
+  // empty for RDMA requests.
   std::string name;
 
   // A stable, file-name-safe name for the request, e.g.

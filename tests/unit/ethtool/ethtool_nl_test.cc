@@ -88,8 +88,10 @@ TEST(EthtoolNl, NoEthtoolFamilyIsAnError) {
 
 TEST(EthtoolNl, FecRequestCarriesNameAndStatsFlag) {
   const nl::Request r = FecRequest(0x15, kNetdev);
-  ASSERT_TRUE(r.genl.has_value());
-  EXPECT_EQ(r.genl->family, 0x15);
+  ASSERT_TRUE(r.msg_type.has_value());
+  EXPECT_EQ(*r.msg_type, 0x15);
+  ASSERT_EQ(r.header.size(), GENL_HDRLEN);
+  EXPECT_EQ(r.header[0], ETHTOOL_MSG_FEC_GET);  // genlmsghdr.cmd
   EXPECT_EQ(r.cmd, ETHTOOL_MSG_FEC_GET);
   EXPECT_EQ(r.Key(), std::string("ETHTOOL_FEC_GET_") + kNetdev);
   // Walk the encoded header nest back with the attribute parser.
