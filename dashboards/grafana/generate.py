@@ -988,6 +988,17 @@ def link_optics():
         "(rnic_optic_alarm_flag == 1).",
         [target("rnic_optic_alarm_flag{%s} == 1" % ndsel)], "none",
         exclude=["job", "Value"]), 12, 8)
+    lay.row("PCIe")
+    lay.add(timeseries(
+        "PCIe bandwidth of the RNIC's IIO stack",
+        "Bytes per second through the Intel IIO stack (root complex) of each "
+        "RDMA device, from the uncore free-running counters "
+        "(rnic_pcie_iio_bytes_total; perf collector, no configuration). in: "
+        "device to host; out: host to device. Devices sharing a stack show "
+        "it once.",
+        [target("rate(rnic_pcie_iio_bytes_total{%s}[$__rate_interval])"
+                % ndsel, "{{instance}} {{device}} {{direction}}")],
+        "Bps"), 24, 8)
     return dashboard(
         "rnic-link-optics", "RNIC / Link FEC and optics",
         "Below the RDMA counters: FEC corrections, PHY/MAC errors and the "
