@@ -177,31 +177,53 @@ void EthtoolCollector::EmitOptics(const optics::Reading& r,
 Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   const auto snap = model_->Current();
   // Each netdev once (ports of one netdev share its link and module).
-  std::set<std::string> seen;
-  std::vector<std::pair<std::string, LabelSetPtr>> ports;
-  for (const auto& dev : snap->devices) {
-    for (const host::Port& p : dev->ports) {
-      if (!p.ethernet() || p.netdev.empty() || !seen.insert(p.netdev).second) {
-        continue;
+  if (snap->generation != generation_ || ports_.empty()) {
+    // Label sets are built when the model changes, not per scrape, so the
+    // rendered optics below stay valid across scrapes.
+    generation_ = snap->generation;
+    ports_.clear();
+    std::set<std::string> seen;
+    for (const auto& dev : snap->devices) {
+      for (const host::Port& p : dev->ports) {
+        if (!p.ethernet() || p.netdev.empty() ||
+            !seen.insert(p.netdev).second) {
+          continue;
+        }
+        ports_.emplace_back(p.netdev, p.labels->With({{"netdev", p.netdev}}));
       }
-      ports.emplace_back(p.netdev, p.labels->With({{"netdev", p.netdev}}));
     }
+    netdevs_.assign(seen.begin(), seen.end());
   }
   std::shared_ptr<const optics::Cache> cache;
   if (poller_) {
-    poller_->SetNetdevs({seen.begin(), seen.end()});
+    poller_->SetNetdevs(netdevs_);
     cache = poller_->Snapshot();
   }
-  for (const auto& [netdev, labels] : ports) {
+  std::map<std::string, Rendered, std::less<>> rendered;
+  for (const auto& [netdev, labels] : ports_) {
     if (client_ && !ctx.Expired()) {
       CollectFec(netdev, labels, out);
       CollectStats(netdev, labels, out);
     }
-    if (cache) {
-      auto it = cache->find(netdev);
-      if (it != cache->end()) EmitOptics(it->second, labels, out);
+    if (!cache) continue;
+    auto it = cache->find(netdev);
+    if (it == cache->end()) continue;
+    // A reading is rendered once; scrapes copy the rendered samples.
+    auto old = rendered_.find(netdev);
+    Rendered r;
+    if (old != rendered_.end() && old->second.read_at == it->second.read_at &&
+        old->second.labels == labels) {
+      r = std::move(old->second);
+    } else {
+      r.read_at = it->second.read_at;
+      r.labels = labels;
+      EmitOptics(it->second, labels, r.set);
     }
+    MetricSet copy = r.set;
+    out.Merge(std::move(copy));
+    rendered.emplace(netdev, std::move(r));
   }
+  rendered_ = std::move(rendered);
   return Status::Ok();
 }
 

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "collectors/collector_spec.h"
 #include "collectors/common/log_once.h"
@@ -62,6 +63,17 @@ class EthtoolCollector final : public Collector {
   LogOnce log_{"ethtool"};
   std::map<std::pair<std::uint32_t, std::uint32_t>, const FamilyDesc*>
       stat_families_;
+  // Ethernet ports with a netdev, per host-model generation.
+  std::uint64_t generation_ = 0;
+  std::vector<std::pair<std::string, LabelSetPtr>> ports_;
+  std::vector<std::string> netdevs_;
+  // Optics series per netdev, rendered once per reading.
+  struct Rendered {
+    std::chrono::system_clock::time_point read_at;
+    LabelSetPtr labels;
+    MetricSet set;
+  };
+  std::map<std::string, Rendered, std::less<>> rendered_;
 };
 
 [[nodiscard]] Result<optics::EepromReadFn> LibnlEepromReader();
