@@ -114,6 +114,11 @@ bool CmisFlat(std::span<const std::uint8_t> lower) {
 }
 
 Result<Diagnostics> DecodeSff8636(const ModulePages& p) {
+  // Byte 2 bit 0 (Table 6-2): Data_Not_Ready, monitors not valid yet (a
+  // module just plugged or reset). The next round reads it again.
+  if ((p.lower[2] & 0x01) != 0) {
+    return Error{"module EEPROM: SFF-8636 data not ready", EAGAIN};
+  }
   const Page* p00 = Find(p, 0, 0x00);
   if (p00 == nullptr) return MissingPage(0);
   Diagnostics d;

@@ -113,6 +113,14 @@ TEST(ModuleEeprom, MissingPageIsAnError) {
   EXPECT_FALSE(Decode(s).ok());
 }
 
+TEST(ModuleEeprom, Sff8636DataNotReadyIsRetriedNotExported) {
+  ModulePages p = LoadModule("sff8636_qsfp28");
+  p.lower[2] |= 0x01;
+  auto d = Decode(p);
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().errno_value, EAGAIN);
+}
+
 TEST(ModuleEeprom, NegativeTemperatureAndUnprintableVendor) {
   ModulePages p = LoadModule("sff8636_qsfp28");
   p.lower[22] = 0xfb;  // -5.0 degC: 0xfb00 / 256
