@@ -1,12 +1,14 @@
 #include "collectors/ethtool/ethtool_nl.h"
 
 #include <gtest/gtest.h>
+#include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
 
 #include <cstring>
 
 #include "collectors/netlink/attr_parser.h"
+#include "collectors/netlink/attr_writer.h"
 #include "collectors/netlink/replay_transport.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 
@@ -171,6 +173,73 @@ TEST(EthtoolNl, MalformedRepliesAreErrors) {
   nlmsghdr shorty{NLMSG_HDRLEN, 0x15, 0, 0, 0};
   EXPECT_FALSE(ParseFecReply(shorty).ok());
   EXPECT_FALSE(ParseFamilyReply(shorty).ok());
+}
+
+}  // namespace
+}  // namespace rnic::ethtool
+
+namespace rnic::ethtool {
+namespace {
+
+// A FEC reply built the way net/ethtool/fec.c fills it, with the stats
+// arrays given (each: total first, then lanes; empty: cnt 0).
+std::vector<std::uint32_t> HandBuiltFec(
+    std::optional<std::uint32_t> active,
+    const std::vector<std::uint64_t>& corrected,
+    const std::vector<std::uint64_t>& uncorrectable, bool with_stats) {
+  nl::AttrWriter w;
+  if (active) w.PutU32(ETHTOOL_A_FEC_ACTIVE, *active);
+  if (with_stats) {
+    const std::size_t nest = w.BeginNest(ETHTOOL_A_FEC_STATS);
+    auto put = [&](std::uint16_t type, const std::vector<std::uint64_t>& v) {
+      w.PutFlag(ETHTOOL_A_FEC_STAT_PAD);
+      w.PutBinary(type,
+                  std::span(reinterpret_cast<const std::uint8_t*>(v.data()),
+                            v.size() * sizeof(std::uint64_t)));
+    };
+    put(ETHTOOL_A_FEC_STAT_CORRECTED, corrected);
+    put(ETHTOOL_A_FEC_STAT_UNCORR, uncorrectable);
+    w.EndNest(nest);
+  }
+  const auto& attrs = w.bytes();
+  const std::size_t len = NLMSG_HDRLEN + GENL_HDRLEN + attrs.size();
+  std::vector<std::uint32_t> buf((len + 3) / 4);
+  nlmsghdr h{static_cast<std::uint32_t>(len), 0x15, 0, 0, 0};
+  genlmsghdr g{ETHTOOL_MSG_FEC_GET_REPLY, 1, 0};
+  auto* p = reinterpret_cast<std::uint8_t*>(buf.data());
+  std::memcpy(p, &h, sizeof(h));
+  std::memcpy(p + NLMSG_HDRLEN, &g, sizeof(g));
+  std::memcpy(p + NLMSG_HDRLEN + GENL_HDRLEN, attrs.data(), attrs.size());
+  return buf;
+}
+
+TEST(EthtoolNlHandBuilt, TotalsOnlyAsDriversWithoutLaneCounters) {
+  // ice/bnxt style: totals, no lanes; BaseR mode.
+  auto m = HandBuiltFec(ETHTOOL_LINK_MODE_FEC_BASER_BIT, {42}, {1}, true);
+  auto fec = ParseFecReply(Hdr(m));
+  ASSERT_TRUE(fec.ok()) << fec.error().message;
+  EXPECT_EQ(fec->active, "baser");
+  EXPECT_EQ(fec->corrected, std::vector<std::uint64_t>{42});
+  EXPECT_EQ(fec->uncorrectable, std::vector<std::uint64_t>{1});
+}
+
+TEST(EthtoolNlHandBuilt, NoCountersAndNoActiveMode) {
+  // Stats nest with cnt 0 arrays (the driver counts nothing), no ACTIVE.
+  auto m = HandBuiltFec(std::nullopt, {}, {}, true);
+  auto fec = ParseFecReply(Hdr(m));
+  ASSERT_TRUE(fec.ok()) << fec.error().message;
+  EXPECT_EQ(fec->active, "");
+  EXPECT_TRUE(fec->corrected.empty());
+  EXPECT_TRUE(fec->uncorrectable.empty());
+  // No stats nest at all (a driver without get_fec_stats).
+  auto bare = HandBuiltFec(ETHTOOL_LINK_MODE_FEC_LLRS_BIT, {}, {}, false);
+  auto f2 = ParseFecReply(Hdr(bare));
+  ASSERT_TRUE(f2.ok());
+  EXPECT_EQ(f2->active, "llrs");
+  EXPECT_TRUE(f2->corrected.empty());
+  // A link mode bit this exporter does not name.
+  auto odd = HandBuiltFec(99, {}, {}, false);
+  EXPECT_EQ(ParseFecReply(Hdr(odd))->active, "linkmode99");
 }
 
 }  // namespace
