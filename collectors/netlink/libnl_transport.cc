@@ -95,7 +95,8 @@ Status LibnlTransport::Exchange(const Request& req,
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
   const int flags = NLM_F_REQUEST | (req.dump ? NLM_F_DUMP : NLM_F_ACK);
-  nl_msg* msg = nlmsg_alloc_simple(req.msg_type.value_or(MsgType(req.cmd)), flags);
+  nl_msg* msg =
+      nlmsg_alloc_simple(req.msg_type.value_or(MsgType(req.cmd)), flags);
   if (msg == nullptr) return Error{"nlmsg_alloc", ENOMEM};
   if (!req.header.empty() &&
       nlmsg_append(msg, const_cast<std::uint8_t*>(req.header.data()),

@@ -77,8 +77,7 @@ TEST(IioMapping, RootBusFromTheResolvedPciPath) {
   EXPECT_EQ(sysfs::PciRootBus("/sys/devices/pci0000:80/0000:80:01.0/"
                               "0000:81:00.0"),
             "0000:80");
-  EXPECT_EQ(sysfs::PciRootBus("/x/devices/pci0001:3a/0001:3a:00.0"),
-            "0001:3a");
+  EXPECT_EQ(sysfs::PciRootBus("/x/devices/pci0001:3a/0001:3a:00.0"), "0001:3a");
   EXPECT_EQ(sysfs::PciRootBus("/sys/devices/virtual/infiniband/rxe0"), "");
   EXPECT_EQ(sysfs::PciRootBus("/sys/devices/pcixyzw:80/a"), "");
 }
