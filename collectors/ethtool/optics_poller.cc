@@ -84,6 +84,11 @@ void OpticsPoller::PollOnce() {
   });
   std::map<std::string, std::optional<Reading>> results;
   for (const std::string& netdev : netdevs) {
+    {
+      // Shutting down: do not start another module read.
+      std::lock_guard<std::mutex> g(mu_);
+      if (stop_) break;
+    }
     auto it = attempted_.find(netdev);
     if (it != attempted_.end() && now - it->second < interval_) continue;
     attempted_[netdev] = now;
