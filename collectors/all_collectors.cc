@@ -1,6 +1,7 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/ethtool/ethtool_collector.h"
 #include "collectors/health/carrier_collector.h"
 #include "collectors/health/expect_collector.h"
 #include "collectors/health/pcie_collector.h"
@@ -33,6 +34,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakePcieCollectorSpec(),
       MakeCarrierCollectorSpec(),
       MakeExpectCollectorSpec(),
+      MakeEthtoolCollectorSpec(),
       // clang-format on
   };
   return kAll;

@@ -101,8 +101,8 @@ bool SameFacts(const Device& a, const Device& b) {
          a.board_id == b.board_id && a.hca_type == b.hca_type &&
          a.node_guid == b.node_guid && a.sys_image_guid == b.sys_image_guid &&
          a.driver == b.driver && a.pci_address == b.pci_address &&
-         a.numa_node == b.numa_node && a.parent == b.parent &&
-         a.parent_pci_address == b.parent_pci_address &&
+         a.pci_root_bus == b.pci_root_bus && a.numa_node == b.numa_node &&
+         a.parent == b.parent && a.parent_pci_address == b.parent_pci_address &&
          a.pf_pci_address == b.pf_pci_address && a.irqs == b.irqs;
 }
 
@@ -221,6 +221,10 @@ std::shared_ptr<Device> HostModel::ReadDevice(int classfd,
   if (ln > 0) {
     d->pci_address = PciOf(devfd.get(), dev_path, "device");
     d->pf_pci_address = PciOf(devfd.get(), dev_path, "device/physfn");
+    if (char* real = ::realpath((dev_path + "/device").c_str(), nullptr)) {
+      d->pci_root_bus = std::string(sysfs::PciRootBus(real));
+      std::free(real);
+    }
     const ssize_t dn =
         ::readlinkat(devfd.get(), "device/driver", link, sizeof(link) - 1);
     if (dn > 0) {

@@ -62,11 +62,12 @@ struct Device {
   std::string hca_type;
   std::string node_guid;
   std::string sys_image_guid;
-  std::string driver;       // basename of device/driver
-  std::string pci_address;  // PCI function of the device (or its ancestor)
-  std::string numa_node;    // device/numa_node as read ("" if absent)
-  std::optional<int> numa;  // the same, parsed
-  std::string parent;       // netdev of software devices (rxe, siw)
+  std::string driver;        // basename of device/driver
+  std::string pci_address;   // PCI function of the device (or its ancestor)
+  std::string pci_root_bus;  // root bus of that hierarchy ("0000:80"), or ""
+  std::string numa_node;     // device/numa_node as read ("" if absent)
+  std::optional<int> numa;   // the same, parsed
+  std::string parent;        // netdev of software devices (rxe, siw)
   std::string parent_pci_address;  // PCI function of `parent`, if any
   std::string pf_pci_address;      // PF of a VF (device/physfn); "" on a PF
   std::vector<int> irqs;           // MSI/MSI-X vectors (device/msi_irqs)

@@ -1,5 +1,6 @@
 #include "collectors/model/sysfs_parse.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
@@ -108,6 +109,27 @@ bool IsPciAddress(std::string_view name) {
     }
   }
   return true;
+}
+
+std::string_view PciRootBus(std::string_view path) {
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    const std::string_view part = path.substr(0, slash);
+    // "pci" + 4 hex digits + ':' + 2 hex digits.
+    if (part.size() == 10 && part.substr(0, 3) == "pci" && part[7] == ':') {
+      const std::string_view bus = part.substr(3);
+      bool hex = true;
+      for (std::size_t i = 0; i < bus.size(); ++i) {
+        if (i != 4 && !std::isxdigit(static_cast<unsigned char>(bus[i]))) {
+          hex = false;
+        }
+      }
+      if (hex) return bus;
+    }
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return {};
 }
 
 }  // namespace rnic::sysfs

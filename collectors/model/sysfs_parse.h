@@ -48,4 +48,9 @@ struct NumberedName {
 // True when `name` is a PCI address "dddd:bb:dd.f" (hex digits).
 [[nodiscard]] bool IsPciAddress(std::string_view name);
 
+// The PCI root bus ("0000:80") a resolved sysfs device path sits under: its
+// "pci<domain>:<bus>" component (/sys/devices/pci0000:80/0000:80:01.0/...).
+// "" when the path has none (virtual devices).
+[[nodiscard]] std::string_view PciRootBus(std::string_view resolved_path);
+
 }  // namespace rnic::sysfs

@@ -107,6 +107,8 @@ bool LengthFits(AttrKind kind, std::size_t len, const std::uint8_t* data) {
   switch (kind) {
     case AttrKind::kU8:
       return len >= 1;
+    case AttrKind::kU16:
+      return len >= 2;
     case AttrKind::kU32:
       return len >= 4;
     case AttrKind::kU64:
@@ -145,6 +147,13 @@ AttrKind PolicyKind(std::uint16_t type) {
   return type < kAttrKnownEnd ? kPolicy[type] : AttrKind::kUnknown;
 }
 
+Attrs::Attrs() : policy_(kPolicy) {}
+
+Attrs::Attrs(AttrPolicy policy)
+    : policy_(policy.size() <= kMaxPolicyAttrs
+                  ? policy
+                  : policy.first(kMaxPolicyAttrs)) {}
+
 Status Attrs::ParseMessage(const nlmsghdr& msg) {
   if (msg.nlmsg_len < NLMSG_HDRLEN) {
     return Error{"netlink: short message", EBADMSG};
@@ -158,7 +167,8 @@ Status Attrs::ParseNested(AttrView nest) { return Parse(nest.data, nest.len); }
 Status Attrs::Parse(const std::uint8_t* data, std::size_t len) {
   seen_.fill(false);
   return Walk(data, len, [&](std::uint16_t type, AttrView view) -> Status {
-    const AttrKind kind = PolicyKind(type);
+    const AttrKind kind =
+        type < policy_.size() ? policy_[type] : AttrKind::kUnknown;
     if (kind == AttrKind::kUnknown) return Status::Ok();  // newer kernel
     if (!LengthFits(kind, view.len, view.data)) {
       return Error{
@@ -172,32 +182,44 @@ Status Attrs::Parse(const std::uint8_t* data, std::size_t len) {
 }
 
 std::optional<std::uint8_t> Attrs::U8(std::uint16_t type) const {
-  if (!Has(type) || kPolicy[type] != AttrKind::kU8) return std::nullopt;
+  if (!Is(type, AttrKind::kU8)) return std::nullopt;
   return attrs_[type].data[0];
 }
 
+std::optional<std::uint16_t> Attrs::U16(std::uint16_t type) const {
+  if (!Is(type, AttrKind::kU16)) return std::nullopt;
+  std::uint16_t v;
+  std::memcpy(&v, attrs_[type].data, sizeof(v));
+  return v;
+}
+
 std::optional<std::uint32_t> Attrs::U32(std::uint16_t type) const {
-  if (!Has(type) || kPolicy[type] != AttrKind::kU32) return std::nullopt;
+  if (!Is(type, AttrKind::kU32)) return std::nullopt;
   std::uint32_t v;
   std::memcpy(&v, attrs_[type].data, sizeof(v));
   return v;
 }
 
 std::optional<std::uint64_t> Attrs::U64(std::uint16_t type) const {
-  if (!Has(type) || kPolicy[type] != AttrKind::kU64) return std::nullopt;
+  if (!Is(type, AttrKind::kU64)) return std::nullopt;
   std::uint64_t v;
   std::memcpy(&v, attrs_[type].data, sizeof(v));
   return v;
 }
 
 std::optional<std::string_view> Attrs::Str(std::uint16_t type) const {
-  if (!Has(type) || kPolicy[type] != AttrKind::kString) return std::nullopt;
+  if (!Is(type, AttrKind::kString)) return std::nullopt;
   const auto* p = reinterpret_cast<const char*>(attrs_[type].data);
   return std::string_view(p, ::strnlen(p, attrs_[type].len));
 }
 
 std::optional<AttrView> Attrs::Nested(std::uint16_t type) const {
-  if (!Has(type) || kPolicy[type] != AttrKind::kNested) return std::nullopt;
+  if (!Is(type, AttrKind::kNested)) return std::nullopt;
+  return attrs_[type];
+}
+
+std::optional<AttrView> Attrs::Binary(std::uint16_t type) const {
+  if (!Is(type, AttrKind::kBinary)) return std::nullopt;
   return attrs_[type];
 }
 

@@ -1,5 +1,6 @@
 #include "collectors/netlink/libnl_transport.h"
 
+#include <linux/netlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
@@ -8,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <string>
 
 #include "collectors/netlink/rdma_nl_uapi.h"
 
@@ -43,19 +45,34 @@ int LibnlToErrno(int nlerr) {
   }
 }
 
+std::string ProtocolName(int protocol) {
+  switch (protocol) {
+    case kNetlinkRdma:
+      return "NETLINK_RDMA";
+    case NETLINK_GENERIC:
+      return "NETLINK_GENERIC";
+    case NETLINK_ROUTE:
+      return "NETLINK_ROUTE";
+    default:
+      return "netlink protocol " + std::to_string(protocol);
+  }
+}
+
 }  // namespace
 
+static_assert(kNetlinkRdmaProtocol == kNetlinkRdma);
+
 Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
-    std::chrono::milliseconds recv_timeout) {
+    int protocol, std::chrono::milliseconds recv_timeout) {
   nl_sock* sock = nl_socket_alloc();
   if (sock == nullptr) return Error{"nl_socket_alloc", ENOMEM};
   errno = 0;
-  int rc = nl_connect(sock, kNetlinkRdma);
+  int rc = nl_connect(sock, protocol);
   if (rc < 0) {
     // nl_connect keeps errno of the failing socket()/bind() call.
     const int err = errno != 0 ? errno : LibnlToErrno(rc);
     nl_socket_free(sock);
-    return Error{"connect NETLINK_RDMA", err};
+    return Error{"connect " + ProtocolName(protocol), err};
   }
   // A deep receive queue: dumps of many QPs come in many datagrams.
   // We set NLM_F_ACK ourselves (single answers only): an ack requested on a
@@ -78,13 +95,26 @@ Status LibnlTransport::Exchange(const Request& req,
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
   const int flags = NLM_F_REQUEST | (req.dump ? NLM_F_DUMP : NLM_F_ACK);
-  nl_msg* msg = nlmsg_alloc_simple(MsgType(req.cmd), flags);
+  nl_msg* msg =
+      nlmsg_alloc_simple(req.msg_type.value_or(MsgType(req.cmd)), flags);
   if (msg == nullptr) return Error{"nlmsg_alloc", ENOMEM};
+  if (!req.header.empty() &&
+      nlmsg_append(msg, const_cast<std::uint8_t*>(req.header.data()),
+                   req.header.size(), NLMSG_ALIGNTO) < 0) {
+    nlmsg_free(msg);
+    return Error{"nlmsg_append header", ENOMEM};
+  }
   for (const auto& [type, value] : req.u32_attrs) {
     if (nla_put_u32(msg, type, value) < 0) {
       nlmsg_free(msg);
       return Error{"nla_put_u32", ENOMEM};
     }
+  }
+  if (!req.attrs.empty() &&
+      nlmsg_append(msg, const_cast<std::uint8_t*>(req.attrs.data()),
+                   req.attrs.size(), NLMSG_ALIGNTO) < 0) {
+    nlmsg_free(msg);
+    return Error{"nlmsg_append attributes", ENOMEM};
   }
   const int sent = nl_send_auto(sock_, msg);
   const std::uint32_t seq = nlmsg_hdr(msg)->nlmsg_seq;

@@ -1,5 +1,6 @@
-// NetlinkTransport over a libnl-3 NETLINK_RDMA socket (the way rdma-core's
-// util/rdma_nl.c talks to the kernel), one socket per collector.
+// NetlinkTransport over a libnl-3 netlink socket, one per collector:
+// NETLINK_RDMA (the way rdma-core's util/rdma_nl.c talks to the kernel) or
+// NETLINK_GENERIC (ethtool) or NETLINK_ROUTE (dcbnl), Request::msg_type set.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,8 @@ struct nl_sock;
 
 namespace rnic::nl {
 
+inline constexpr int kNetlinkRdmaProtocol = 20;  // NETLINK_RDMA
+
 class LibnlTransport final : public NetlinkTransport {
  public:
   // Receives every datagram of every reply, as read from the socket
@@ -23,10 +26,15 @@ class LibnlTransport final : public NetlinkTransport {
   using Tap =
       std::function<void(const Request&, std::span<const std::uint8_t>)>;
 
-  // Opens and connects the socket. Fails on hosts without RDMA netlink
-  // (ib_core not loaded: EPROTONOSUPPORT).
+  // Opens and connects a NETLINK_RDMA socket. Fails on hosts without RDMA
+  // netlink (ib_core not loaded: EPROTONOSUPPORT).
   [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
-      std::chrono::milliseconds recv_timeout = std::chrono::seconds(5));
+      std::chrono::milliseconds recv_timeout = std::chrono::seconds(5)) {
+    return Open(kNetlinkRdmaProtocol, recv_timeout);
+  }
+  // Opens a socket of netlink protocol `protocol` (NETLINK_GENERIC, ...).
+  [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
+      int protocol, std::chrono::milliseconds recv_timeout);
   ~LibnlTransport() override;
   LibnlTransport(const LibnlTransport&) = delete;
   LibnlTransport& operator=(const LibnlTransport&) = delete;

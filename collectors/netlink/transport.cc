@@ -43,6 +43,7 @@ std::string CmdName(std::uint16_t cmd) {
 }
 
 std::string Request::Key() const {
+  if (!name.empty()) return name;
   std::string key = CmdName(cmd);
   if (dump) key += "_dump";
   for (const auto& [type, value] : u32_attrs) {

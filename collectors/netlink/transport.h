@@ -1,14 +1,15 @@
 // The kernel boundary of the netlink collectors: a NetlinkTransport sends one
-// RDMA netlink request and hands every reply message to a callback as it
-// arrives, so dumps are processed while they stream (no copy of a 100k-QP
-// dump is ever held). LibnlTransport talks to the kernel; ReplayTransport
-// feeds bytes recorded from it (tests, benchmarks).
+// netlink request (RDMA, or generic netlink such as ethtool) and hands every
+// reply message to a callback as it arrives, so dumps are processed while they
+// stream (no copy of a 100k-QP dump is ever held). LibnlTransport talks to the
+// kernel; ReplayTransport feeds bytes recorded from it (tests, benchmarks).
 #pragma once
 
 #include <linux/netlink.h>
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -19,13 +20,30 @@
 namespace rnic::nl {
 
 struct Request {
+  // The RDMA command; for other protocols, what `header` carries (for
+  // names and logs only).
   std::uint16_t cmd = 0;  // enum Cmd
   bool dump = false;      // NLM_F_DUMP
   // u32 attributes in the order they are sent (DEV_INDEX, PORT_INDEX, ...).
   std::vector<std::pair<std::uint16_t, std::uint32_t>> u32_attrs;
 
+  // Other protocols than RDMA: the message type (a generic netlink family
+  // id, RTM_GETDCB) and the family's fixed header sent before the
+  // attributes (genlmsghdr, dcbmsg). Unset: an RDMA request, whose type is
+  // MsgType(cmd) and which has no fixed header.
+  std::optional<std::uint16_t> msg_type;
+  std::vector<std::uint8_t> header;
+  // Attributes already encoded (AttrWriter: nests, strings, u8), sent after
+  // u32_attrs.
+  std::vector<std::uint8_t> attrs;
+  // The replay key of requests Key() cannot name from u32_attrs alone
+  // (generic netlink: "ETHTOOL_FEC_GET_eth0", rtnetlink: "DCB_IEEE_GET_eth0");
+  // empty for RDMA requests.
+  std::string name;
+
   // A stable, file-name-safe name for the request, e.g.
-  // "STAT_GET_dev1_port1" or "RES_QP_GET_dump_dev1". Replay files use it.
+  // "STAT_GET_dev1_port1" or "RES_QP_GET_dump_dev1", or `name` when set.
+  // Replay files use it.
   [[nodiscard]] std::string Key() const;
 };
 

@@ -7,102 +7,75 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "collectors/netlink/attr_writer.h"
+#include "collectors/netlink/libnl_transport.h"
 
 namespace rnic {
 namespace {
 
+// On the collectors' one netlink stack (collectors/netlink), over
+// NETLINK_ROUTE: RTM_GETDCB carries a dcbmsg header and DCB_ATTR_IFNAME.
 class RtnetlinkDcbSource final : public DcbSource {
  public:
-  ~RtnetlinkDcbSource() override {
-    if (fd_ >= 0) close(fd_);
-  }
+  explicit RtnetlinkDcbSource(std::unique_ptr<nl::NetlinkTransport> t)
+      : transport_(std::move(t)), injected_(transport_ != nullptr) {}
 
   Result<DcbInfo> Query(const std::string& netdev) override {
     if (netdev.empty() || netdev.size() >= IFNAMSIZ) {
       return Error{"bad netdev name '" + netdev + "'", EINVAL};
     }
-    if (fd_ < 0) {
-      fd_ = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-      if (fd_ < 0) return Error::FromErrno("socket(NETLINK_ROUTE)", errno);
-      // The kernel answers RTM_GETDCB synchronously; the timeout only guards
-      // against a reply that never comes.
-      timeval tv{1, 0};
-      setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-      sockaddr_nl local{};
-      local.nl_family = AF_NETLINK;
-      if (bind(fd_, reinterpret_cast<sockaddr*>(&local), sizeof(local)) < 0) {
-        const int err = errno;
-        close(fd_);
-        fd_ = -1;
-        return Error::FromErrno("bind(NETLINK_ROUTE)", err);
-      }
+    if (!transport_) {
+      // The kernel answers RTM_GETDCB synchronously; the timeout only
+      // guards against a reply that never comes.
+      auto t = nl::LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(1));
+      if (!t) return t.error();
+      transport_ = std::move(*t);
     }
-    // nlmsghdr + dcbmsg + DCB_ATTR_IFNAME.
-    const std::size_t name_len = netdev.size() + 1;
-    const std::size_t msg_len =
-        NLMSG_LENGTH(sizeof(dcbmsg)) + NLA_ALIGN(NLA_HDRLEN + name_len);
-    std::vector<std::uint8_t> req(NLMSG_ALIGN(msg_len), 0);
-    auto* nlh = reinterpret_cast<nlmsghdr*>(req.data());
-    nlh->nlmsg_len = static_cast<std::uint32_t>(msg_len);
-    nlh->nlmsg_type = RTM_GETDCB;
-    nlh->nlmsg_flags = NLM_F_REQUEST;
-    nlh->nlmsg_seq = ++seq_;
-    auto* dcb = static_cast<dcbmsg*>(NLMSG_DATA(nlh));
-    dcb->dcb_family = AF_UNSPEC;
-    dcb->cmd = DCB_CMD_IEEE_GET;
-    auto* attr =
-        reinterpret_cast<nlattr*>(req.data() + NLMSG_LENGTH(sizeof(dcbmsg)));
-    attr->nla_type = DCB_ATTR_IFNAME;
-    attr->nla_len = static_cast<std::uint16_t>(NLA_HDRLEN + name_len);
-    std::memcpy(reinterpret_cast<char*>(attr) + NLA_HDRLEN, netdev.c_str(),
-                name_len);
-
-    sockaddr_nl kernel{};
-    kernel.nl_family = AF_NETLINK;
-    if (sendto(fd_, req.data(), msg_len, 0,
-               reinterpret_cast<sockaddr*>(&kernel), sizeof(kernel)) < 0) {
-      return Reset(Error::FromErrno("send RTM_GETDCB " + netdev, errno));
+    nl::Request req;
+    req.cmd = DCB_CMD_IEEE_GET;
+    req.msg_type = RTM_GETDCB;
+    const dcbmsg dcb{AF_UNSPEC, DCB_CMD_IEEE_GET, 0};
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&dcb);
+    req.header.assign(p, p + sizeof(dcb));
+    nl::AttrWriter w;
+    w.PutString(DCB_ATTR_IFNAME, netdev);
+    req.attrs = std::move(w).Take();
+    req.name = "DCB_IEEE_GET_" + netdev;
+    std::optional<DcbInfo> info;
+    Status st = transport_->Exchange(req, [&](const nlmsghdr& msg) -> Status {
+      auto r = ParseDcbIeeeReply(&msg, msg.nlmsg_len);
+      if (!r) return r.error();
+      info = *r;
+      return Status::Ok();
+    });
+    if (!st.ok()) {
+      const int err = st.error().errno_value;
+      // A kernel answer (EOPNOTSUPP, ENODEV) leaves the socket usable;
+      // anything else (a timeout) gets a fresh socket next time.
+      if (!injected_ && err != EOPNOTSUPP && err != ENODEV) transport_.reset();
+      return Error{"DCB_CMD_IEEE_GET " + netdev + ": " + st.error().message,
+                   err};
     }
-    std::vector<std::uint8_t> buf(32768);
-    for (;;) {
-      const ssize_t n = recv(fd_, buf.data(), buf.size(), 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return Reset(Error::FromErrno("recv RTM_GETDCB " + netdev, errno));
-      }
-      const auto* h = reinterpret_cast<const nlmsghdr*>(buf.data());
-      if (static_cast<std::size_t>(n) >= sizeof(nlmsghdr) &&
-          h->nlmsg_seq != seq_) {
-        continue;  // a stale answer to an earlier, timed-out request
-      }
-      auto info = ParseDcbIeeeReply(buf.data(), static_cast<std::size_t>(n));
-      if (!info.ok()) {
-        Error e = info.error();
-        e.message = "DCB_CMD_IEEE_GET " + netdev + ": " + e.message;
-        return e;
-      }
-      return info;
+    if (!info) {
+      return Error{"DCB_CMD_IEEE_GET " + netdev + ": no RTM_GETDCB reply",
+                   EBADMSG};
     }
+    return *info;
   }
 
  private:
-  Error Reset(Error e) {
-    close(fd_);
-    fd_ = -1;
-    return e;
-  }
-
-  int fd_ = -1;
-  std::uint32_t seq_ = 0;
+  std::unique_ptr<nl::NetlinkTransport> transport_;
+  bool injected_;
 };
 
 class FixtureDcbSource final : public DcbSource {
@@ -145,8 +118,9 @@ class FixtureDcbSource final : public DcbSource {
 
 }  // namespace
 
-std::unique_ptr<DcbSource> MakeRtnetlinkDcbSource() {
-  return std::make_unique<RtnetlinkDcbSource>();
+std::unique_ptr<DcbSource> MakeRtnetlinkDcbSource(
+    std::unique_ptr<nl::NetlinkTransport> transport) {
+  return std::make_unique<RtnetlinkDcbSource>(std::move(transport));
 }
 
 std::unique_ptr<DcbSource> MakeFixtureDcbSource(std::string dir) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "collectors/common/result.h"
+#include "collectors/netlink/transport.h"
 
 namespace rnic {
 
@@ -29,7 +30,11 @@ class DcbSource {
   [[nodiscard]] virtual Result<DcbInfo> Query(const std::string& netdev) = 0;
 };
 
-[[nodiscard]] std::unique_ptr<DcbSource> MakeRtnetlinkDcbSource();
+// Over `transport` (tests replay one), else a NETLINK_ROUTE socket of the
+// collectors' netlink stack opened on first use. Replay key:
+// "DCB_IEEE_GET_<netdev>".
+[[nodiscard]] std::unique_ptr<DcbSource> MakeRtnetlinkDcbSource(
+    std::unique_ptr<nl::NetlinkTransport> transport = nullptr);
 
 // Replays `<dir>/<netdev>` files of "key value" lines (pfc_en, pfc_cap,
 // willing, app_dscp, dcbx; numbers in C syntax); a missing file reads as

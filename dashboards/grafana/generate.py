@@ -958,6 +958,112 @@ def health():
         "Below the RDMA counters: configuration drift against the expect: "
         "section, PCIe link training and AER errors, netdev link "
         "stability.", lay)
+def link_optics():
+    """FEC, standard PHY/MAC statistics and optics (ethtool collector)."""
+    lay = Layout()
+    ndsel = DSEL
+    net_legend = "{{instance}} {{netdev}}"
+    lay.row("FEC")
+    lay.add(table(
+        "FEC mode",
+        "Active FEC mode per netdev (rnic_fec_active_mode_info): none, rs, "
+        "baser, llrs. It must match the far end.",
+        [target("rnic_fec_active_mode_info{%s}" % ndsel)], "none",
+        exclude=["job", "Value"]), 8, 8)
+    lay.add(timeseries(
+        "Corrected FEC blocks",
+        "Blocks the FEC corrected, per second (rnic_fec_corrected_blocks_total)."
+        " Normal on PAM4 links; a rise over the link's own baseline means it "
+        "degrades (alert RnicFecCorrectedRateHigh).",
+        [target("rate(rnic_fec_corrected_blocks_total{%s}[$__rate_interval])"
+                % ndsel, net_legend)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Uncorrectable FEC blocks",
+        "Blocks the FEC could not correct, per second: lost frames "
+        "(rnic_fec_uncorrectable_blocks_total).",
+        [target("rate(rnic_fec_uncorrectable_blocks_total{%s}"
+                "[$__rate_interval])" % ndsel, net_legend)], "cps"), 8, 8)
+    lay.add(timeseries(
+        "Corrected FEC blocks per lane",
+        "Per-lane corrected blocks where the driver counts them "
+        "(rnic_fec_lane_corrected_blocks_total): one lane rising points at "
+        "one fibre or module lane.",
+        [target("rate(rnic_fec_lane_corrected_blocks_total{%s}"
+                "[$__rate_interval])" % ndsel,
+                "{{instance}} {{netdev}} lane {{lane}}")], "cps"), 12, 8)
+    lay.add(timeseries(
+        "Symbol and FCS errors",
+        "IEEE 802.3 SymbolErrorDuringCarrier and FrameCheckSequenceErrors "
+        "from the standard statistics groups, per second.",
+        [target("rate(rnic_ethtool_eth_phy_symbol_error_during_carrier_total"
+                "{%s}[$__rate_interval])" % ndsel,
+                "{{instance}} {{netdev}} symbol"),
+         target("rate(rnic_ethtool_eth_mac_frame_check_sequence_errors_total"
+                "{%s}[$__rate_interval])" % ndsel,
+                "{{instance}} {{netdev}} fcs")], "cps"), 12, 8)
+
+    lay.row("Optics")
+    lay.add(table(
+        "Modules",
+        "Pluggable modules (rnic_optic_info): type, management spec, vendor, "
+        "part number, revision, serial.",
+        [target("rnic_optic_info{%s}" % ndsel)], "none",
+        exclude=["job", "Value"]), 24, 7)
+    lay.add(timeseries(
+        "Module temperature",
+        "rnic_optic_temperature_celsius, with each module's own high-warning "
+        "threshold (dashed in the legend as 'warn').",
+        [target("rnic_optic_temperature_celsius{%s}" % ndsel, net_legend),
+         target("rnic_optic_temperature_threshold_celsius{%s,"
+                'level="high_warning"}' % ndsel,
+                "{{instance}} {{netdev}} warn")], "celsius"), 12, 8)
+    lay.add(timeseries(
+        "Supply voltage",
+        "rnic_optic_supply_voltage_volts (3.3 V nominal).",
+        [target("rnic_optic_supply_voltage_volts{%s}" % ndsel, net_legend)],
+        "volt"), 12, 8)
+    lay.add(timeseries(
+        "Receive power per lane",
+        "rnic_optic_rx_power_watts per lane, with the module's low-warning "
+        "threshold (alert RnicOpticRxPowerLow).",
+        [target("rnic_optic_rx_power_watts{%s}" % ndsel,
+                "{{instance}} {{netdev}} lane {{lane}}"),
+         target("rnic_optic_rx_power_threshold_watts{%s,"
+                'level="low_warning"}' % ndsel,
+                "{{instance}} {{netdev}} low warn")], "watt"), 12, 8)
+    lay.add(timeseries(
+        "Transmit power per lane",
+        "rnic_optic_tx_power_watts per lane.",
+        [target("rnic_optic_tx_power_watts{%s}" % ndsel,
+                "{{instance}} {{netdev}} lane {{lane}}")], "watt"), 12, 8)
+    lay.add(timeseries(
+        "Laser bias per lane",
+        "rnic_optic_tx_bias_amperes per lane: rising bias at constant power "
+        "is an ageing laser.",
+        [target("rnic_optic_tx_bias_amperes{%s}" % ndsel,
+                "{{instance}} {{netdev}} lane {{lane}}")], "amp"), 12, 8)
+    lay.add(table(
+        "Raised module flags",
+        "Alarm and warning flags the module latched since the previous read "
+        "(rnic_optic_alarm_flag == 1).",
+        [target("rnic_optic_alarm_flag{%s} == 1" % ndsel)], "none",
+        exclude=["job", "Value"]), 12, 8)
+    lay.row("PCIe")
+    lay.add(timeseries(
+        "PCIe bandwidth of the RNIC's IIO stack",
+        "Bytes per second through the Intel IIO stack (root complex) of each "
+        "RDMA device, from the uncore free-running counters "
+        "(rnic_pcie_iio_bytes_total; perf collector, no configuration). in: "
+        "device to host; out: host to device. Devices sharing a stack show "
+        "it once.",
+        [target("rate(rnic_pcie_iio_bytes_total{%s}[$__rate_interval])"
+                % ndsel, "{{instance}} {{device}} {{direction}}")],
+        "Bps"), 24, 8)
+    return dashboard(
+        "rnic-link-optics", "RNIC / Link FEC and optics",
+        "Below the RDMA counters: FEC corrections, PHY/MAC errors and the "
+        "modules' temperature, voltage and optical power against their own "
+        "thresholds.", lay)
 
 
 def add_operation_variable(dash):
@@ -989,6 +1095,7 @@ DASHBOARDS = {
     "rnic-health.json": health,
     "rnic-probe-resources.json": lambda: add_operation_variable(
         probe_resources()),
+    "rnic-link-optics.json": link_optics,
 }
 
 

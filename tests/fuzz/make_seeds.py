@@ -96,6 +96,26 @@ for p in (os.path.join(FIX, "kmsg", "dmesg-burst.txt"),
 for p in files(os.path.join(FIX, "roce", "ethtool")):
     add("fuzz_ethtool", read(p))
 
+# ethtool generic netlink replies: the byte before selects the parser
+# (fuzz_ethtool_nl.cc's switch) from the file name.
+ETHTOOL_PARSER = {"GENL_GETFAMILY": 0, "ETHTOOL_FEC_GET": 1,
+                  "ETHTOOL_STATS_GET": 2, "ETHTOOL_MODULE_EEPROM_GET": 3}
+for sub in ("replay", "replay-merged"):
+    for p in files(os.path.join(FIX, "ethtool", sub)):
+        name = os.path.basename(p)
+        for prefix, b in ETHTOOL_PARSER.items():
+            if name.startswith(prefix):
+                add("fuzz_ethtool_nl", bytes([b]) + read(p))
+
+# Module EEPROM pages, lower page first, then the upper pages in the order
+# PagesToRead() asks for them (their file names sort that way).
+eeprom = os.path.join(FIX, "ethtool", "eeprom")
+for module in sorted(os.listdir(eeprom)) if os.path.isdir(eeprom) else []:
+    d = os.path.join(eeprom, module)
+    pages = sorted(n for n in os.listdir(d) if n.startswith("page"))
+    add("fuzz_module_eeprom", read(os.path.join(d, "lower.bin")) +
+        b"".join(read(os.path.join(d, n)) for n in pages))
+
 # rtnetlink DCB replies, built from the "key value" fixture files the way
 # the kernel answers DCB_CMD_IEEE_GET (constants of linux/dcbnl.h).
 RTM_GETDCB, DCB_CMD_IEEE_GET, DCB_ATTR_IEEE, DCB_ATTR_DCBX = 78, 21, 13, 14

@@ -8,6 +8,7 @@
 
 #include <climits>
 
+#include "collectors/netlink/replay_transport.h"
 #include "tests/unit/roce/test_netns.h"
 
 namespace rnic {
@@ -100,6 +101,39 @@ TEST(DcbReplyTest, ErrorCodeOutsideErrnoRangeIsMalformed) {
     EXPECT_EQ(info.error().errno_value, 0) << bad;
     EXPECT_NE(info.error().message.find("malformed"), std::string::npos);
   }
+}
+
+// The rtnetlink source on the shared netlink transport: a recorded reply
+// (dcbnl's answer, then the ack our NLM_F_ACK asks for) and a refusal.
+TEST(DcbTransportTest, QueriesThroughTheNetlinkTransport) {
+  Reply r;
+  nlattr* ieee = nla_nest_start(r.msg, DCB_ATTR_IEEE);
+  ieee_pfc pfc{};
+  pfc.pfc_en = 0x08;
+  nla_put(r.msg, DCB_ATTR_IEEE_PFC, sizeof(pfc), &pfc);
+  nla_nest_end(r.msg, ieee);
+  const nlmsghdr* h = nlmsg_hdr(r.msg);
+  std::vector<std::uint8_t> bytes(
+      reinterpret_cast<const std::uint8_t*>(h),
+      reinterpret_cast<const std::uint8_t*>(h) + NLMSG_ALIGN(h->nlmsg_len));
+  nlmsghdr ack{NLMSG_LENGTH(sizeof(nlmsgerr)), NLMSG_ERROR, 0, 0, 0};
+  nlmsgerr ok{};
+  const auto* a = reinterpret_cast<const std::uint8_t*>(&ack);
+  bytes.insert(bytes.end(), a, a + sizeof(ack));
+  const auto* o = reinterpret_cast<const std::uint8_t*>(&ok);
+  bytes.insert(bytes.end(), o, o + sizeof(ok));
+  auto replay = std::make_unique<nl::ReplayTransport>();
+  replay->Set("DCB_IEEE_GET_enp1s0f0np0", bytes);
+  replay->SetMissingErrno(EOPNOTSUPP);
+  nl::ReplayTransport* calls = replay.get();
+  auto src = MakeRtnetlinkDcbSource(std::move(replay));
+  auto info = src->Query("enp1s0f0np0");
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->pfc_enabled, 0x08);
+  auto none = src->Query("eth0");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error().errno_value, EOPNOTSUPP);
+  EXPECT_EQ(calls->calls().at("DCB_IEEE_GET_eth0"), 1);
 }
 
 TEST(DcbFixtureTest, ReadsFactsAndMissingIsEopnotsupp) {

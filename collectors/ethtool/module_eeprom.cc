@@ -1,0 +1,290 @@
+#include "collectors/ethtool/module_eeprom.h"
+
+#include <algorithm>
+
+namespace rnic::optics {
+namespace {
+
+// SFF-8024 rev 4.x Table 4-1 (identifier values).
+constexpr std::uint8_t kIdQsfp = 0x0c;
+constexpr std::uint8_t kIdQsfpPlus = 0x0d;
+constexpr std::uint8_t kIdQsfp28 = 0x11;
+constexpr std::uint8_t kIdQsfpDd = 0x18;
+constexpr std::uint8_t kIdOsfp = 0x19;
+constexpr std::uint8_t kIdQsfpPlusCmis = 0x1e;
+
+// Unit conversions shared by both specs (SFF-8636 6.2.4, CMIS 8.2.5/8.9.5).
+double Temperature(std::uint8_t hi, std::uint8_t lo) {  // s16, 1/256 degC
+  return static_cast<std::int16_t>((hi << 8) | lo) / 256.0;
+}
+double U16(std::uint8_t hi, std::uint8_t lo) { return (hi << 8) | lo; }
+constexpr double kVolt = 100e-6;  // 100 uV per LSB
+constexpr double kWatt = 0.1e-6;  // 0.1 uW per LSB
+constexpr double kAmpere = 2e-6;  // 2 uA per LSB
+
+// A byte of the address space: 0..127 from `lower`, 128..255 from `upper`.
+struct View {
+  const Page& lower;
+  const Page* upper;
+  [[nodiscard]] std::uint8_t operator[](int byte) const {
+    return byte < 128 ? lower[byte] : (*upper)[byte - 128];
+  }
+  [[nodiscard]] double Word(int byte) const {
+    return U16((*this)[byte], (*this)[byte + 1]);
+  }
+  [[nodiscard]] double Temp(int byte) const {
+    return Temperature((*this)[byte], (*this)[byte + 1]);
+  }
+};
+
+// Printable ASCII with the space padding (SFF-8636 6.3.x, CMIS 8.3) cut.
+std::string Ascii(const Page& upper, int first_byte, int len) {
+  std::string s;
+  for (int i = 0; i < len; ++i) {
+    const char c = static_cast<char>(upper[first_byte - 128 + i]);
+    s.push_back(c >= 0x20 && c < 0x7f ? c : '?');
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '?')) s.pop_back();
+  return s;
+}
+
+// Four thresholds stored as high alarm, low alarm, high warning, low
+// warning, two bytes each (both specs).
+template <typename Conv>
+Thresholds Quad(const View& v, int first, Conv conv) {
+  return Thresholds{conv(v, first), conv(v, first + 2), conv(v, first + 4),
+                    conv(v, first + 6)};
+}
+double TempAt(const View& v, int b) { return v.Temp(b); }
+double VoltAt(const View& v, int b) { return v.Word(b) * kVolt; }
+double WattAt(const View& v, int b) { return v.Word(b) * kWatt; }
+double AmpAt(const View& v, int b) { return v.Word(b) * kAmpere; }
+
+// SFF-8636: a nibble of flags, bit 3 high alarm .. bit 0 low warning
+// (Tables 6-9, 6-10: bytes 9..14 hold two channels each, channel 1 high).
+Flags Nibble(std::uint8_t n) {
+  return Flags{(n & 0x8) != 0, (n & 0x4) != 0, (n & 0x2) != 0, (n & 0x1) != 0};
+}
+Flags ChannelFlags(const Page& lower, int first_byte, int lane) {
+  const std::uint8_t b = lower[first_byte + lane / 2];
+  return Nibble(lane % 2 == 0 ? (b >> 4) : (b & 0xf));
+}
+
+std::string Hex(std::uint8_t v) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  return std::string{'0', 'x', kDigits[v >> 4], kDigits[v & 0xf]};
+}
+
+std::string TypeName(std::uint8_t id) {
+  switch (id) {
+    case kIdQsfp:
+      return "QSFP";
+    case kIdQsfpPlus:
+      return "QSFP+";
+    case kIdQsfp28:
+      return "QSFP28";
+    case kIdQsfpDd:
+      return "QSFP-DD";
+    case kIdOsfp:
+      return "OSFP";
+    case kIdQsfpPlusCmis:
+      return "QSFP+ CMIS";
+    default:
+      return Hex(id);
+  }
+}
+
+const Page* Find(const ModulePages& p, std::uint8_t bank, std::uint8_t page) {
+  auto it = p.upper.find(PageId{bank, page});
+  return it == p.upper.end() ? nullptr : &it->second;
+}
+
+Error MissingPage(std::uint8_t page) {
+  return Error{"module EEPROM: page " + Hex(page).substr(2) + "h not read",
+               EINVAL};
+}
+
+// SFF-8636 byte 2 bit 2: Flat_mem (upper page 00h only).
+bool Sff8636Flat(std::span<const std::uint8_t> lower) {
+  return (lower[2] & 0x04) != 0;
+}
+// CMIS byte 2 bit 7: MemoryModel (1 = flat, page 00h only).
+bool CmisFlat(std::span<const std::uint8_t> lower) {
+  return (lower[2] & 0x80) != 0;
+}
+
+Result<Diagnostics> DecodeSff8636(const ModulePages& p) {
+  // Byte 2 bit 0 (Table 6-2): Data_Not_Ready, monitors not valid yet (a
+  // module just plugged or reset). The next round reads it again.
+  if ((p.lower[2] & 0x01) != 0) {
+    return Error{"module EEPROM: SFF-8636 data not ready", EAGAIN};
+  }
+  const Page* p00 = Find(p, 0, 0x00);
+  if (p00 == nullptr) return MissingPage(0);
+  Diagnostics d;
+  d.spec = Spec::kSff8636;
+  d.flat_memory = Sff8636Flat(p.lower);
+  const View v{p.lower, p00};
+  // Upper page 00h, Table 6-14: vendor name 148-163, PN 168-183, rev
+  // 184-185, SN 196-211.
+  d.vendor = Ascii(*p00, 148, 16);
+  d.part_number = Ascii(*p00, 168, 16);
+  d.revision = Ascii(*p00, 184, 2);
+  d.serial = Ascii(*p00, 196, 16);
+  // Lower page, Table 6-7: temperature 22-23, supply voltage 26-27.
+  d.temperature_celsius = v.Temp(22);
+  d.supply_voltage_volts = v.Word(26) * kVolt;
+  // Table 6-9: byte 6 temperature flags, byte 7 Vcc flags (bits 7..4).
+  d.temperature_flags = Nibble(p.lower[6] >> 4);
+  d.supply_voltage_flags = Nibble(p.lower[7] >> 4);
+  // Byte 220 bit 2 (Table 6-24): transmitter power measurement supported.
+  const bool tx_power = ((*p00)[220 - 128] & 0x04) != 0;
+  for (int lane = 0; lane < 4; ++lane) {
+    Lane l;
+    // Table 6-8: RX power 34-41, TX bias 42-49, TX power 50-57.
+    l.rx_power_watts = v.Word(34 + 2 * lane) * kWatt;
+    l.tx_bias_amperes = v.Word(42 + 2 * lane) * kAmpere;
+    if (tx_power) l.tx_power_watts = v.Word(50 + 2 * lane) * kWatt;
+    // Table 6-10: RX power flags 9-10, TX bias 11-12, TX power 13-14.
+    l.rx_power_flags = ChannelFlags(p.lower, 9, lane);
+    l.tx_bias_flags = ChannelFlags(p.lower, 11, lane);
+    l.tx_power_flags = ChannelFlags(p.lower, 13, lane);
+    d.lanes.push_back(l);
+  }
+  if (!d.flat_memory) {
+    const Page* p03 = Find(p, 0, 0x03);
+    if (p03 == nullptr) return MissingPage(3);
+    // Upper page 03h, Table 6-26: temperature 128, Vcc 144, RX power 176,
+    // TX bias 184, TX power 192 (each HA, LA, HW, LW).
+    const View t{p.lower, p03};
+    d.thresholds = Diagnostics::AllThresholds{
+        Quad(t, 128, TempAt), Quad(t, 144, VoltAt), Quad(t, 184, AmpAt),
+        Quad(t, 192, WattAt), Quad(t, 176, WattAt)};
+  }
+  return d;
+}
+
+Result<Diagnostics> DecodeCmis(const ModulePages& p) {
+  const Page* p00 = Find(p, 0, 0x00);
+  if (p00 == nullptr) return MissingPage(0);
+  Diagnostics d;
+  d.spec = Spec::kCmis;
+  d.flat_memory = CmisFlat(p.lower);
+  const View v{p.lower, p00};
+  // Upper page 00h, Table 8-27: vendor name 129-144, PN 148-163, rev
+  // 164-165, SN 166-181.
+  d.vendor = Ascii(*p00, 129, 16);
+  d.part_number = Ascii(*p00, 148, 16);
+  d.revision = Ascii(*p00, 164, 2);
+  d.serial = Ascii(*p00, 166, 16);
+  // Lower page, Table 8-10: temperature 14-15, supply voltage 16-17.
+  d.temperature_celsius = v.Temp(14);
+  d.supply_voltage_volts = v.Word(16) * kVolt;
+  // Table 8-9, byte 9: bits 0..3 temperature HA, LA, HW, LW; 4..7 Vcc.
+  const std::uint8_t f = p.lower[9];
+  d.temperature_flags =
+      Flags{(f & 0x01) != 0, (f & 0x02) != 0, (f & 0x04) != 0, (f & 0x08) != 0};
+  d.supply_voltage_flags =
+      Flags{(f & 0x10) != 0, (f & 0x20) != 0, (f & 0x40) != 0, (f & 0x80) != 0};
+  if (d.flat_memory) return d;
+
+  const Page* p01 = Find(p, 0, 0x01);
+  const Page* p02 = Find(p, 0, 0x02);
+  const Page* p11 = Find(p, 0, 0x11);
+  if (p01 == nullptr) return MissingPage(1);
+  if (p02 == nullptr) return MissingPage(2);
+  if (p11 == nullptr) return MissingPage(0x11);
+  // Page 01h byte 160 (Table 8-45): bit 0 TX bias, bit 1 TX power, bit 2 RX
+  // power monitors supported; bits 4-3 the TX bias multiplier (1, 2, 4).
+  const std::uint8_t adv = (*p01)[160 - 128];
+  const double bias_mul = 1 << ((adv >> 3) & 0x3);
+  // Page 02h (Table 8-62): temperature 128, Vcc 136, TX power 176, TX bias
+  // 184, RX power 192 (each HA, LA, HW, LW).
+  const View t{p.lower, p02};
+  auto bias = [bias_mul](const View& vv, int b) {
+    return vv.Word(b) * kAmpere * bias_mul;
+  };
+  d.thresholds = Diagnostics::AllThresholds{
+      Quad(t, 128, TempAt), Quad(t, 136, VoltAt), Quad(t, 184, bias),
+      Quad(t, 176, WattAt), Quad(t, 192, WattAt)};
+  // Media lane count of the first application (byte 88 bits 3-0, Table
+  // 8-22); 8 lanes when it does not say.
+  int lanes = p.lower[88] & 0x0f;
+  if (lanes < 1 || lanes > 8) lanes = 8;
+  const View l11{p.lower, p11};
+  auto lane_flags = [&](int first, int lane) {
+    const int bit = 1 << lane;
+    return Flags{(l11[first] & bit) != 0, (l11[first + 1] & bit) != 0,
+                 (l11[first + 2] & bit) != 0, (l11[first + 3] & bit) != 0};
+  };
+  for (int lane = 0; lane < lanes; ++lane) {
+    Lane l;
+    // Page 11h, Table 8-78..8-80: TX power 154-169, TX bias 170-185, RX
+    // power 186-201, two bytes per lane.
+    if (adv & 0x02) l.tx_power_watts = l11.Word(154 + 2 * lane) * kWatt;
+    if (adv & 0x01) {
+      l.tx_bias_amperes = l11.Word(170 + 2 * lane) * kAmpere * bias_mul;
+    }
+    if (adv & 0x04) l.rx_power_watts = l11.Word(186 + 2 * lane) * kWatt;
+    // Page 11h, Table 8-77: lane flag bitmaps, TX power HA/LA/HW/LW at
+    // 139-142, TX bias 143-146, RX power 149-152.
+    l.tx_power_flags = lane_flags(139, lane);
+    l.tx_bias_flags = lane_flags(143, lane);
+    l.rx_power_flags = lane_flags(149, lane);
+    d.lanes.push_back(l);
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string_view SpecName(Spec spec) {
+  return spec == Spec::kCmis ? "cmis" : "sff8636";
+}
+
+Result<Spec> Identify(std::span<const std::uint8_t> lower) {
+  if (lower.size() < 128) {
+    return Error{"module EEPROM: lower page shorter than 128 bytes", EINVAL};
+  }
+  switch (lower[0]) {
+    case kIdQsfp:
+    case kIdQsfpPlus:
+    case kIdQsfp28:
+      return Spec::kSff8636;
+    case kIdQsfpDd:
+    case kIdOsfp:
+    case kIdQsfpPlusCmis:
+      return Spec::kCmis;
+    default:
+      return Error{"module EEPROM: identifier " + Hex(lower[0]) +
+                       " is neither SFF-8636 nor CMIS",
+                   EOPNOTSUPP};
+  }
+}
+
+std::vector<PageId> PagesToRead(Spec spec,
+                                std::span<const std::uint8_t> lower) {
+  std::vector<PageId> pages = {{0, 0x00}};
+  if (lower.size() < 128) return pages;
+  if (spec == Spec::kSff8636) {
+    if (!Sff8636Flat(lower)) pages.push_back({0, 0x03});
+  } else if (!CmisFlat(lower)) {
+    pages.push_back({0, 0x01});
+    pages.push_back({0, 0x02});
+    pages.push_back({0, 0x11});
+  }
+  return pages;
+}
+
+Result<Diagnostics> Decode(const ModulePages& pages) {
+  auto spec = Identify(pages.lower);
+  if (!spec) return spec.error();
+  auto d = *spec == Spec::kCmis ? DecodeCmis(pages) : DecodeSff8636(pages);
+  if (d) {
+    d->identifier = pages.lower[0];
+    d->type = TypeName(pages.lower[0]);
+  }
+  return d;
+}
+
+}  // namespace rnic::optics

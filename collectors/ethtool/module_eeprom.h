@@ -1,0 +1,94 @@
+// Decoding of pluggable-module diagnostics from EEPROM pages read with
+// ETHTOOL_MSG_MODULE_EEPROM_GET: SFF-8636 (QSFP/QSFP+/QSFP28, SFF-8024
+// identifiers 0x0c/0x0d/0x11) and CMIS (QSFP-DD 0x18, OSFP 0x19, QSFP+ CMIS
+// 0x1e). Pure functions over bytes: the poller reads the pages that
+// PagesToRead() names and Decode() turns them into base units (celsius,
+// volts, amperes, watts). Byte offsets are those of SFF-8636 rev 2.10a and
+// CMIS rev 5.2 (the same ones ethtool's qsfp.c and cmis.c use).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/common/result.h"
+
+namespace rnic::optics {
+
+enum class Spec { kSff8636, kCmis };
+[[nodiscard]] std::string_view SpecName(Spec spec);  // "sff8636", "cmis"
+
+using Page = std::array<std::uint8_t, 128>;
+
+// An upper page (bytes 128..255 of the address space) of a bank.
+struct PageId {
+  std::uint8_t bank = 0;
+  std::uint8_t page = 0;
+  auto operator<=>(const PageId&) const = default;
+};
+
+struct ModulePages {
+  Page lower{};                  // bytes 0..127 (page 00h lower half)
+  std::map<PageId, Page> upper;  // bytes 128..255 of each page read
+};
+
+// Which spec the module follows, from byte 0 (SFF-8024 identifier); an
+// error for anything else (SFP's SFF-8472 lives at another I2C address).
+[[nodiscard]] Result<Spec> Identify(std::span<const std::uint8_t> lower);
+// The upper pages Decode() wants for this module: 00h always, the
+// threshold and lane pages unless the module is flat memory.
+[[nodiscard]] std::vector<PageId> PagesToRead(
+    Spec spec, std::span<const std::uint8_t> lower);
+
+// Latched alarm and warning flags of one quantity.
+struct Flags {
+  bool high_alarm = false;
+  bool low_alarm = false;
+  bool high_warning = false;
+  bool low_warning = false;
+};
+
+// The module's own thresholds of one quantity, in base units.
+struct Thresholds {
+  double high_alarm = 0;
+  double low_alarm = 0;
+  double high_warning = 0;
+  double low_warning = 0;
+};
+
+struct Lane {
+  std::optional<double> tx_bias_amperes;
+  std::optional<double> tx_power_watts;
+  std::optional<double> rx_power_watts;
+  Flags tx_bias_flags;
+  Flags tx_power_flags;
+  Flags rx_power_flags;
+};
+
+struct Diagnostics {
+  Spec spec = Spec::kSff8636;
+  std::uint8_t identifier = 0;
+  std::string type;  // "QSFP28", "QSFP-DD", ...
+  std::string vendor, part_number, revision, serial;
+  bool flat_memory = false;
+  double temperature_celsius = 0;
+  double supply_voltage_volts = 0;
+  Flags temperature_flags, supply_voltage_flags;
+  // Absent on flat-memory modules (no threshold page).
+  struct AllThresholds {
+    Thresholds temperature, supply_voltage, tx_bias, tx_power, rx_power;
+  };
+  std::optional<AllThresholds> thresholds;
+  std::vector<Lane> lanes;  // lane 1 first; empty on flat-memory modules
+};
+
+// Decodes what PagesToRead() named. A missing page the spec needs, or an
+// identifier Identify() refuses, is an error.
+[[nodiscard]] Result<Diagnostics> Decode(const ModulePages& pages);
+
+}  // namespace rnic::optics

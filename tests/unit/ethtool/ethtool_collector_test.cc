@@ -1,0 +1,233 @@
+#include "collectors/ethtool/ethtool_collector.h"
+
+#include <gtest/gtest.h>
+
+#include <future>
+#include <map>
+#include <thread>
+
+#include "collectors/netlink/replay_transport.h"
+#include "tests/unit/common/captured_log.h"
+#include "tests/unit/ethtool/ethtool_test_util.h"
+#include "tests/unit/family_check.h"
+
+namespace rnic::ethtool {
+namespace {
+
+using testing::kEthtoolFixtures;
+const std::string kSysfs = RNIC_FIXTURES_DIR "/roce/sys";
+constexpr char kNetdev[] = "enp129s0f0np0";
+
+ScrapeContext Forever() {
+  return ScrapeContext{std::chrono::steady_clock::now() +
+                       std::chrono::hours(1)};
+}
+
+std::unique_ptr<nl::ReplayTransport> Replay() {
+  auto r = nl::ReplayTransport::FromDirectory(kEthtoolFixtures + "/replay");
+  EXPECT_TRUE(r.ok());
+  // What virtio-net and an mlx5 VF answer: the driver lacks the operation.
+  r->SetMissingErrno(EOPNOTSUPP);
+  return std::make_unique<nl::ReplayTransport>(std::move(*r));
+}
+
+// EEPROM reads through EthtoolNetlink over a replay transport of its own (the
+// poller owns its socket in production too).
+optics::EepromReadFn ReplayEeprom() {
+  std::shared_ptr<nl::NetlinkTransport> t = Replay();
+  auto c = EthtoolNetlink::Open(*t);
+  EXPECT_TRUE(c.ok());
+  auto client = std::make_shared<EthtoolNetlink>(std::move(*c));
+  return [t, client](std::string_view netdev, const EepromWindow& w) {
+    return client->ReadEeprom(netdev, w);
+  };
+}
+
+using Series = std::map<std::string, double>;  // "name{k=v,...}" -> value
+
+Series Scrape(Collector& c) {
+  MetricSet out;
+  EXPECT_TRUE(c.Collect(Forever(), out).ok());
+  rnic::testing::ExpectDeclared(MakeEthtoolCollectorSpec(), out.families());
+  Series s;
+  for (const auto& f : out.families()) {
+    for (const auto& m : f.metric) {
+      std::string key = f.name + "{";
+      for (const auto& l : m.label) key += l.name + "=" + l.value + ",";
+      key += "}";
+      s[key] = f.type == prometheus::MetricType::Counter ? m.counter.value
+                                                         : m.gauge.value;
+    }
+  }
+  return s;
+}
+
+bool HasFamily(const Series& s, const std::string& family,
+               const std::string& needle = "") {
+  for (const auto& [k, v] : s) {
+    if (k.rfind(family + "{", 0) == 0 && k.find(needle) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+const std::string kPort = "device=mlx5_0,port=1,netdev=enp129s0f0np0,";
+
+TEST(EthtoolCollector, FecStatsAndOpticsForTheRoceNetdev) {
+  Sources s;
+  s.sysfs = kSysfs;
+  s.transport = Replay();
+  s.eeprom = ReplayEeprom();
+  s.start_poller = false;
+  EthtoolCollector c(std::move(s), nullptr);
+  Scrape(c);  // tells the poller which netdevs exist
+  c.poller()->PollOnce();
+  const Series got = Scrape(c);
+
+  EXPECT_EQ(got.at("rnic_fec_active_mode_info{" + kPort + "mode=rs,}"), 1);
+  EXPECT_EQ(got.at("rnic_fec_corrected_blocks_total{" + kPort + "}"), 2244);
+  EXPECT_EQ(got.at("rnic_fec_uncorrectable_blocks_total{" + kPort + "}"), 7);
+  EXPECT_EQ(
+      got.at("rnic_fec_lane_corrected_blocks_total{" + kPort + "lane=1,}"),
+      1000);
+  EXPECT_EQ(
+      got.at("rnic_fec_lane_uncorrectable_blocks_total{" + kPort + "lane=0,}"),
+      5);
+  EXPECT_EQ(got.at("rnic_ethtool_eth_phy_symbol_error_during_carrier_total{" +
+                   kPort + "}"),
+            3);
+  EXPECT_EQ(got.at("rnic_ethtool_eth_mac_frame_check_sequence_errors_total{" +
+                   kPort + "}"),
+            2);
+  EXPECT_EQ(got.at("rnic_ethtool_rmon_jabbers_total{" + kPort + "}"), 0);
+
+  EXPECT_EQ(got.at("rnic_optic_info{" + kPort +
+                   "type=QSFP28,spec=sff8636,vendor=Mellanox,part_number="
+                   "MMA1B00-C100D,revision=B2,serial=MT2101FT00042,}"),
+            1);
+  EXPECT_DOUBLE_EQ(got.at("rnic_optic_temperature_celsius{" + kPort + "}"),
+                   35.5);
+  EXPECT_NEAR(got.at("rnic_optic_rx_power_watts{" + kPort + "lane=4,}"),
+              0.06e-3, 1e-7);
+  EXPECT_NEAR(got.at("rnic_optic_rx_power_threshold_watts{" + kPort +
+                     "level=low_warning,}"),
+              0.1e-3, 1e-7);
+  EXPECT_EQ(got.at("rnic_optic_alarm_flag{" + kPort +
+                   "quantity=rx_power,level=low_warning,lane=4,}"),
+            1);
+  EXPECT_EQ(got.at("rnic_optic_alarm_flag{" + kPort +
+                   "quantity=rx_power,level=low_warning,lane=3,}"),
+            0);
+  EXPECT_TRUE(HasFamily(got, "rnic_optic_last_read_timestamp_seconds"));
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (auto p = text.find(needle); p != std::string::npos;
+       p = text.find(needle, p + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(EthtoolCollector, UnsupportedNetdevsGetNoSeries) {
+  CapturedLog log;
+  Sources s;
+  s.sysfs = kSysfs;
+  auto replay = Replay();
+  nl::ReplayTransport* calls = replay.get();
+  s.transport = std::move(replay);
+  s.eeprom = ReplayEeprom();
+  s.start_poller = false;
+  EthtoolCollector c(std::move(s), nullptr);
+  Scrape(c);
+  c.poller()->PollOnce();
+  const Series got = Scrape(c);
+  // The VF (ens5f0v0) was asked and answered EOPNOTSUPP; rxe0 on eth0 too.
+  EXPECT_EQ(calls->calls().at("ETHTOOL_FEC_GET_ens5f0v0"), 2);
+  EXPECT_EQ(calls->calls().at("ETHTOOL_STATS_GET_ens5f0v0"), 2);
+  for (const auto& [k, v] : got) {
+    EXPECT_EQ(k.find("ens5f0v0"), std::string::npos) << k;
+    EXPECT_EQ(k.find("netdev=eth0"), std::string::npos) << k;
+  }
+  // One log line per netdev and part, not one per scrape.
+  const std::string lines = log.Take();
+  EXPECT_EQ(Count(lines, "key=fec/ens5f0v0"), 1) << lines;
+  EXPECT_EQ(Count(lines, "key=stats/eth0"), 1) << lines;
+  EXPECT_EQ(Count(lines, "key=optics/ens5f0v0"), 1) << lines;
+  EXPECT_EQ(Count(lines, "key=fec/enp129s0f0np0"), 0) << lines;
+  // The InfiniBand port mlx5_1 has no netdev and is never asked about.
+  for (const auto& [key, n] : calls->calls()) {
+    EXPECT_EQ(key.find("mlx5_1"), std::string::npos) << key;
+  }
+}
+
+TEST(EthtoolCollector, NoEthtoolFamilyExportsNothingAndSucceeds) {
+  Sources s;
+  s.sysfs = kSysfs;
+  auto empty = std::make_unique<nl::ReplayTransport>();
+  empty->SetMissingErrno(ENOENT);
+  s.transport = std::move(empty);
+  EthtoolCollector c(std::move(s), nullptr);
+  EXPECT_TRUE(Scrape(c).empty());
+}
+
+// Module reads stay off the scrape path: with the module read blocked, a
+// scrape still returns (without optics), and the reading shows up once the
+// read completes.
+TEST(EthtoolCollector, BlockedModuleReadNeverBlocksAScrape) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> entered;
+  auto entered_once = std::make_shared<std::once_flag>();
+  const optics::EepromReadFn fixture = ReplayEeprom();
+  Sources s;
+  s.sysfs = kSysfs;
+  s.transport = Replay();
+  s.eeprom = [&, fixture, released, entered_once](std::string_view netdev,
+                                                  const EepromWindow& w) {
+    std::call_once(*entered_once, [&] { entered.set_value(); });
+    released.wait();  // a module that does not answer
+    return fixture(netdev, w);
+  };
+  s.start_poller = true;
+  EthtoolCollector c(std::move(s), nullptr);
+  // Unblocks the reader before `c` joins its thread, also when an assertion
+  // below returns early.
+  struct Releaser {
+    std::promise<void>& p;
+    bool done = false;
+    ~Releaser() {
+      if (!done) p.set_value();
+    }
+  } releaser{release};
+  // The first scrape names the netdevs; wait until the poller is stuck in a
+  // read, then scrape again: it must return, without optics series.
+  Scrape(c);
+  entered.get_future().wait();
+  const Series during = Scrape(c);
+  EXPECT_TRUE(HasFamily(during, "rnic_fec_corrected_blocks_total"));
+  EXPECT_FALSE(HasFamily(during, "rnic_optic_info"));
+  const std::uint64_t rounds = c.poller()->rounds();
+  releaser.done = true;
+  release.set_value();
+  while (c.poller()->rounds() <= rounds) std::this_thread::yield();
+  const Series after = Scrape(c);
+  EXPECT_TRUE(HasFamily(after, "rnic_optic_info", "serial=MT2101FT00042"));
+}
+
+TEST(EthtoolCollector, ZeroOpticsIntervalIsRefused) {
+  const CollectorSpec spec = MakeEthtoolCollectorSpec();
+  auto opts = spec.ParseOptions({{"optics-interval", "0"}});
+  ASSERT_TRUE(opts.ok());
+  CollectorArgs args;
+  args.options = std::move(*opts);
+  auto c = spec.factory(args);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("--collector.ethtool.optics-interval"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rnic::ethtool

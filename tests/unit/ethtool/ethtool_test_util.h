@@ -1,0 +1,46 @@
+// Fixture access for the ethtool collector's tests
+// (tests/fixtures/ethtool, written by make_fixtures.py).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "collectors/ethtool/module_eeprom.h"
+
+namespace rnic::ethtool::testing {
+
+inline const std::string kEthtoolFixtures = RNIC_FIXTURES_DIR "/ethtool";
+
+inline std::vector<std::uint8_t> ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline std::string PageFile(const std::string& module,
+                            const optics::PageId& id) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "page%d_%02xh.bin", id.bank, id.page);
+  return kEthtoolFixtures + "/eeprom/" + module + "/" + name;
+}
+
+// The pages of a fixture module that PagesToRead() names.
+inline optics::ModulePages LoadModule(const std::string& module) {
+  optics::ModulePages p;
+  const auto lower =
+      ReadBytes(kEthtoolFixtures + "/eeprom/" + module + "/lower.bin");
+  std::copy(lower.begin(), lower.end(), p.lower.begin());
+  auto spec = optics::Identify(p.lower);
+  if (!spec) return p;
+  for (const auto& id : optics::PagesToRead(*spec, p.lower)) {
+    const auto bytes = ReadBytes(PageFile(module, id));
+    if (bytes.size() == 128) {
+      std::copy(bytes.begin(), bytes.end(), p.upper[id].begin());
+    }
+  }
+  return p;
+}
+
+}  // namespace rnic::ethtool::testing
