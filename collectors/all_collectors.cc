@@ -1,6 +1,7 @@
 // The collector table. Order matters: factories run top to bottom, and
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
+#include "collectors/fabric/fabric_collector.h"
 #include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
@@ -26,6 +27,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeRoceCollectorSpec(),
       MakePerfCollectorSpec(),
       MakeProbeCollectorSpec(),
+      MakeFabricCollectorSpec(),
       MakeKmsgCollectorSpec(),
       // clang-format on
   };
