@@ -27,13 +27,14 @@ HelloResult Fail(HelloError e) { return HelloResult{{}, false, e}; }
 std::vector<std::uint8_t> EncodeHello(const Hello& h) {
   std::vector<std::uint8_t> out(kPrivateDataSize, 0);
   Put(out, 0, kMagic);
-  Put(out, 4, kVersion);
-  Put(out, 6, static_cast<std::uint16_t>(h.kind));
-  Put(out, 8, h.ops);
-  Put(out, 12, h.max_size);
-  Put(out, 16, h.addr);
-  Put(out, 24, h.rkey);
-  return out;  // 28..31 reserved, zero
+  Put(out, 2, kVersion);
+  Put(out, 3,
+      static_cast<std::uint8_t>(static_cast<std::uint8_t>(h.kind) |
+                                (h.ops & kOpAll)));
+  Put(out, 4, h.max_size);
+  Put(out, 8, h.addr);
+  Put(out, 16, h.rkey);
+  return out;
 }
 
 std::string_view HelloErrorName(HelloError e) {
@@ -59,21 +60,21 @@ std::string_view HelloErrorName(HelloError e) {
 HelloResult ParseHello(std::span<const std::uint8_t> data, HelloKind want,
                        std::uint32_t max_size) {
   if (data.size() < kPrivateDataSize) return Fail(HelloError::kShort);
-  if (Get<std::uint32_t>(data, 0) != kMagic) return Fail(HelloError::kBadMagic);
-  if (Get<std::uint16_t>(data, 4) != kVersion)
-    return Fail(HelloError::kBadVersion);
-  if (Get<std::uint16_t>(data, 6) != static_cast<std::uint16_t>(want))
+  if (Get<std::uint16_t>(data, 0) != kMagic) return Fail(HelloError::kBadMagic);
+  if (data[2] != kVersion) return Fail(HelloError::kBadVersion);
+  const std::uint8_t flags = data[3];
+  if ((flags & 0x80) != static_cast<std::uint8_t>(want))
     return Fail(HelloError::kBadKind);
   Hello h;
   h.kind = want;
-  h.ops = Get<std::uint32_t>(data, 8);
+  h.ops = flags & 0x7f;
   if (h.ops == 0 || (h.ops & ~kOpAll) != 0) return Fail(HelloError::kBadOps);
-  h.max_size = Get<std::uint32_t>(data, 12);
+  h.max_size = Get<std::uint32_t>(data, 4);
   if (h.max_size == 0 || h.max_size > max_size)
     return Fail(HelloError::kBadSize);
-  h.addr = Get<std::uint64_t>(data, 16);
-  h.rkey = Get<std::uint32_t>(data, 24);
-  for (std::size_t i = 28; i < data.size(); ++i) {
+  h.addr = Get<std::uint64_t>(data, 8);
+  h.rkey = Get<std::uint32_t>(data, 16);
+  for (std::size_t i = kPrivateDataSize; i < data.size(); ++i) {
     if (data[i] != 0) return Fail(HelloError::kBadReserved);
   }
   return HelloResult{h, true, HelloError::kShort};

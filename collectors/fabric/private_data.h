@@ -1,9 +1,12 @@
 // The private data of the fabric probe's rdma_cm CONNECT_REQUEST and its
 // ESTABLISHED reply: what the responder needs to size its memory region and
 // grant only the rights the initiator's operations need, and where each side
-// may RDMA WRITE/READ. Fixed layout, little endian, 32 bytes (well inside the
-// 56 bytes an IB CM REQ carries; the kernel may pad with zeros, so longer
-// input is accepted when the padding is zero).
+// may RDMA WRITE/READ. Fixed layout, little endian, 20 bytes: with
+// RDMA_PS_TCP rdma_cm puts its own 36-byte header into the 56 bytes of an IB
+// CM REQ, which leaves 20. The CM pads with zeros, so longer input is
+// accepted when the padding is zero.
+//   0 u16 magic "RF"   2 u8 version   3 u8 flags (bits 0-2 operations,
+//   bit 7 reply, others zero)   4 u32 max_size   8 u64 addr   16 u32 rkey
 #pragma once
 
 #include <cstdint>
@@ -15,11 +18,11 @@
 
 namespace rnic::fabric {
 
-inline constexpr std::uint32_t kMagic = 0x42464e52;  // "RNFB"
-inline constexpr std::uint16_t kVersion = 1;
-inline constexpr std::size_t kPrivateDataSize = 32;
+inline constexpr std::uint16_t kMagic = 0x4652;  // "RF" in memory
+inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::size_t kPrivateDataSize = 20;
 
-enum class HelloKind : std::uint16_t { kRequest = 1, kReply = 2 };
+enum class HelloKind : std::uint8_t { kRequest = 0, kReply = 0x80 };
 
 // Operation bits of Hello::ops.
 inline constexpr std::uint32_t kOpSend = 1;
@@ -57,7 +60,7 @@ struct HelloResult {
 };
 
 // Checks magic, version, kind (`want`), operation bits, size (1..max_size)
-// and that reserved bytes and padding are zero. Never reads past `data`.
+// and that reserved bits and padding are zero. Never reads past `data`.
 [[nodiscard]] HelloResult ParseHello(std::span<const std::uint8_t> data,
                                      HelloKind want, std::uint32_t max_size);
 
