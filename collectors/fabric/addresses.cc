@@ -56,8 +56,11 @@ std::string AddressesToJson(const HostAddresses& a) {
       return std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == ':';
     });
   };
-  std::string out =
-      "{\"version\":1,\"port\":" + std::to_string(a.port) + ",\"devices\":{";
+  std::string out = "{\"version\":1,";
+  if (!a.id.empty() && a.id.size() <= 32 && safe(a.id)) {
+    out += "\"id\":\"" + a.id + "\",";
+  }
+  out += "\"port\":" + std::to_string(a.port) + ",\"devices\":{";
   std::vector<DeviceAddress> sorted = a.addresses;
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
     return std::tie(x.device, x.ip) < std::tie(y.device, y.ip);
@@ -92,7 +95,8 @@ Result<HostAddresses> ParseAddressesJson(std::string_view text) {
   } catch (const YAML::Exception& e) {
     return Bad(std::string("not JSON: ") + e.what());
   }
-  if (auto s = CheckMapKeys(root, "addresses", {"version", "port", "devices"});
+  if (auto s =
+          CheckMapKeys(root, "addresses", {"version", "id", "port", "devices"});
       !s)
     return s.error();
   if (!root.IsMap()) return Bad("must be an object");
@@ -111,6 +115,14 @@ Result<HostAddresses> ParseAddressesJson(std::string_view text) {
   auto port = integer(root["port"], 1, 65535);
   if (!port) return Bad("port must be 1..65535");
   out.port = static_cast<int>(*port);
+  if (root["id"]) {
+    const YAML::Node id = root["id"];
+    if (!id.IsScalar() || id.Scalar().empty() || id.Scalar().size() > 32 ||
+        !std::all_of(id.Scalar().begin(), id.Scalar().end(),
+                     [](unsigned char c) { return std::isxdigit(c); }))
+      return Bad("id must be 1 to 32 hex digits");
+    out.id = id.Scalar();
+  }
   const YAML::Node devs = root["devices"];
   auto names = MapKeys(devs, "addresses.devices");
   if (!names) return names.error();

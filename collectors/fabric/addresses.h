@@ -22,12 +22,15 @@ struct DeviceAddress {
 
 struct HostAddresses {
   int port = kDefaultPort;  // the responder's rdma_cm port
+  // Random per exporter process: a host that finds its own id in a peer's
+  // answer is looking at itself (a DNS peer set lists every node).
+  std::string id;
   std::vector<DeviceAddress> addresses;
   bool operator==(const HostAddresses&) const = default;
 };
 
-// {"version":1,"port":18530,"devices":{"mlx5_0":[{"ip":"10.0.3.1",
-// "prefix":24}]}}
+// {"version":1,"id":"5f0c...","port":18530,"devices":{"mlx5_0":[{"ip":
+// "10.0.3.1","prefix":24}]}} ("id" optional: 1 to 32 hex digits)
 [[nodiscard]] std::string AddressesToJson(const HostAddresses& a);
 // The same (read with yaml-cpp, a JSON superset), every field checked:
 // a peer's answer is input from the network.

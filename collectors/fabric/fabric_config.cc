@@ -165,13 +165,27 @@ bool FabricConfig::Wants(probe::Operation op) const {
 Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
   FabricConfig c;
   if (!node || node.IsNull()) return c;
-  if (auto s = CheckMapKeys(
-          node, "fabric",
-          {"enabled", "peers", "file_sd", "dns", "refresh_interval",
-           "exchange_port", "operations", "sizes", "interval", "iterations",
-           "timeout", "connect_timeout", "backoff_initial", "backoff_max",
-           "max_connections", "cpu_budget_percent", "pairing", "intra_host",
-           "group_by"});
+  if (auto s = CheckMapKeys(node, "fabric",
+                            {"enabled",
+                             "peers",
+                             "file_sd",
+                             "dns",
+                             "refresh_interval",
+                             "exchange_port",
+                             "operations",
+                             "sizes",
+                             "interval",
+                             "iterations",
+                             "timeout",
+                             "connect_timeout",
+                             "backoff_initial",
+                             "backoff_max",
+                             "max_connections",
+                             "ack_timeout",
+                             "cpu_budget_percent",
+                             "pairing",
+                             "intra_host",
+                             "group_by"});
       !s) {
     return s.error();
   }
@@ -260,6 +274,10 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
   if (node["max_connections"]) {
     RNIC_TRY(v, Int(node["max_connections"], "max_connections", 1, 65536));
     c.max_connections = static_cast<int>(*v);
+  }
+  if (node["ack_timeout"]) {
+    RNIC_TRY(v, Int(node["ack_timeout"], "ack_timeout", -1, 31));
+    c.ack_timeout = static_cast<int>(*v);
   }
   if (node["cpu_budget_percent"]) {
     RNIC_TRY(v, Int(node["cpu_budget_percent"], "cpu_budget_percent", 0, 100));

@@ -54,6 +54,10 @@ struct FabricConfig {
   std::chrono::milliseconds backoff_initial{1000};
   std::chrono::milliseconds backoff_max{60000};
   int max_connections = 256;  // responder: accepted connections at once
+  // RC local ACK timeout exponent (4.096 us x 2^n) of both ends' QPs, set
+  // with RDMA_OPTION_ID_ACK_TIMEOUT: rdma_cm's RoCE default (about 1 s)
+  // would turn one lost packet into a probe timeout. -1: rdma_cm's default.
+  int ack_timeout = 14;  // about 67 ms
   double cpu_budget_percent = 1.0;
   Pairing pairing = Pairing::kSubnet;
   bool intra_host = true;  // probe between this host's own devices too

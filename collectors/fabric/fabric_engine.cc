@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <random>
 #include <set>
 
 #include "collectors/fabric/fabric_families.h"
@@ -30,10 +32,16 @@ FabricEngine::FabricEngine(FabricConfig cfg, int port, int tos,
     : cfg_(std::move(cfg)),
       port_(port),
       tos_(tos),
+      id_([] {
+        std::random_device rd;
+        char buf[17];
+        std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+        return std::string(buf);
+      }()),
       stats_(std::move(stats)),
       deps_(std::move(deps)),
       sources_(cfg_, deps_.resolver),
-      responder_(port, cfg_.max_connections, stats_) {}
+      responder_(port, cfg_.max_connections, tos, cfg_.ack_timeout, stats_) {}
 
 FabricEngine::~FabricEngine() { Stop(); }
 
@@ -64,7 +72,9 @@ std::uint32_t FabricEngine::OpBits() const {
 }
 
 void FabricEngine::Loop() {
-  probe::CpuPacer pacer(cfg_.cpu_budget_percent / 100.0, 1.0, 30.0);
+  // As the loopback probe paces its rounds (probe_engine.cc).
+  const double share = cfg_.cpu_budget_percent / 100.0;
+  probe::CpuPacer pacer(share, share * 10.0, 30.0);
   double cpu_last = probe::ThreadCpuSeconds();
   auto wall_last = Clock::now();
   while (!stop_) {
@@ -139,6 +149,7 @@ std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
   for (const auto& p : peers_) {
     auto it = remotes_.find(p.host);
     if (it == remotes_.end() || !it->second.known) continue;
+    if (it->second.addresses.id == id_) continue;  // this host itself
     std::string group;
     if (!cfg_.group_by.empty()) {
       auto l = p.labels.find(cfg_.group_by);
@@ -224,6 +235,7 @@ ConnectSpec FabricEngine::Spec(const LinkKey& key) const {
   spec.remote_ip = key.remote_ip;
   spec.port = key.port;
   spec.tos = tos_;
+  spec.ack_timeout = cfg_.ack_timeout;
   spec.ops = OpBits();
   spec.max_size = cfg_.MaxSize();
   spec.timeout = cfg_.connect_timeout;
@@ -296,6 +308,7 @@ void FabricEngine::Probe(const LinkKey& key, LinkState& s) {
 EndpointReply FabricEngine::Addresses() const {
   HostAddresses a;
   a.port = port_;
+  a.id = id_;
   {
     std::lock_guard g(mu_);
     a.addresses = local_;

@@ -90,6 +90,7 @@ class FabricEngine {
   FabricConfig cfg_;
   int port_;
   int tos_;
+  std::string id_;  // HostAddresses::id of this process
   std::shared_ptr<FabricStats> stats_;
   EngineDeps deps_;
   PeerSources sources_;

@@ -42,6 +42,22 @@ bool Expect(rdma_event_channel* ch, rdma_cm_event_type want,
 
 }  // namespace
 
+const char* SetIdOptions(rdma_cm_id* id, int tos, int ack_timeout) {
+  if (tos >= 0) {
+    std::uint8_t v = static_cast<std::uint8_t>(tos);
+    if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &v, sizeof v) !=
+        0)
+      return "rdma_set_option TOS";
+  }
+  if (ack_timeout >= 0) {
+    std::uint8_t v = static_cast<std::uint8_t>(ack_timeout);
+    if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &v,
+                        sizeof v) != 0)
+      return "rdma_set_option ACK_TIMEOUT";
+  }
+  return nullptr;
+}
+
 std::optional<CmEvent> NextCmEvent(rdma_event_channel* ch,
                                    std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
@@ -86,15 +102,11 @@ std::unique_ptr<RcLink> RcLink::Connect(const ConnectSpec& spec,
     failure = {"setup_error", "rdma_create_id"};
     return nullptr;
   }
-  if (spec.tos >= 0) {
-    // Before address resolution: the traffic class picks the path (and,
-    // on RoCE, the priority and DSCP the probes ride on).
-    std::uint8_t tos = static_cast<std::uint8_t>(spec.tos);
-    if (rdma_set_option(l->id_, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos,
-                        sizeof tos) != 0) {
-      failure = {"setup_error", "rdma_set_option TOS"};
-      return nullptr;
-    }
+  // Before address resolution: the traffic class picks the path (and, on
+  // RoCE, the priority and DSCP the probes ride on).
+  if (const char* bad = SetIdOptions(l->id_, spec.tos, spec.ack_timeout)) {
+    failure = {"setup_error", bad};
+    return nullptr;
   }
   sockaddr_storage src{}, dst{};
   if (!ToSockaddr(spec.local_ip, 0, src) ||

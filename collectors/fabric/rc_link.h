@@ -23,7 +23,8 @@ struct ConnectSpec {
   std::string local_ip;
   std::string remote_ip;
   int port = 0;
-  int tos = -1;  // -1: the default traffic class
+  int tos = -1;          // -1: the default traffic class
+  int ack_timeout = -1;  // -1: rdma_cm's default
   std::uint32_t ops = kOpSend | kOpWrite;
   std::uint32_t max_size = 64;
   std::chrono::milliseconds timeout{2000};
@@ -70,6 +71,11 @@ class RcLink {
   bool connected_ = false;
   bool dead_ = false;
 };
+
+// Sets the TOS and ACK timeout options of `id` (-1: leave the default).
+// Returns the option that failed, or nullptr.
+[[nodiscard]] const char* SetIdOptions(rdma_cm_id* id, int tos,
+                                       int ack_timeout);
 
 // Waits for the next rdma_cm event on `ch` (non-blocking fd) up to
 // `timeout`; copies what callers need and acks it. nullopt: timeout.

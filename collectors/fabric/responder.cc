@@ -22,10 +22,12 @@ struct Responder::Conn {
   bool established = false;
 };
 
-Responder::Responder(int port, int max_connections,
+Responder::Responder(int port, int max_connections, int tos, int ack_timeout,
                      std::shared_ptr<FabricStats> stats)
     : port_(port),
       max_connections_(max_connections),
+      tos_(tos),
+      ack_timeout_(ack_timeout),
       stats_(std::move(stats)) {}
 
 Responder::~Responder() { Stop(); }
@@ -196,6 +198,10 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
     return refuse("too_many_connections");
   const auto hello = ParseHello(data, HelloKind::kRequest, kMaxMessage);
   if (!hello.ok) return refuse(std::string(HelloErrorName(hello.error)));
+  if (const char* bad = SetIdOptions(id, tos_, ack_timeout_)) {
+    log_.Log(spdlog::level::warn, "options " + device,
+             "responder cannot set a connection option", {{"option", bad}});
+  }
   int access = IBV_ACCESS_LOCAL_WRITE;
   if (hello.hello.ops & kOpWrite) access |= IBV_ACCESS_REMOTE_WRITE;
   if (hello.hello.ops & kOpRead) access |= IBV_ACCESS_REMOTE_READ;

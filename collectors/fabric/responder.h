@@ -28,7 +28,10 @@ namespace rnic::fabric {
 
 class Responder {
  public:
-  Responder(int port, int max_connections, std::shared_ptr<FabricStats> stats);
+  // `tos`, `ack_timeout`: for the answers, as the initiator sets them for
+  // its requests (-1: defaults).
+  Responder(int port, int max_connections, int tos, int ack_timeout,
+            std::shared_ptr<FabricStats> stats);
   ~Responder();
   Responder(const Responder&) = delete;
   Responder& operator=(const Responder&) = delete;
@@ -52,6 +55,8 @@ class Responder {
 
   int port_;
   int max_connections_;
+  int tos_;
+  int ack_timeout_;
   std::shared_ptr<FabricStats> stats_;
   rdma_event_channel* channel_ = nullptr;
   std::thread thread_;

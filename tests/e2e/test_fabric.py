@@ -74,8 +74,12 @@ class FabricHttpTest(unittest.TestCase):
             status, hdrs, body = b.get("/fabric/addresses")
             self.assertEqual(status, 200)
             self.assertEqual(hdrs["Content-Type"], "application/json")
-            self.assertEqual(json.loads(body),
-                             {"version": 1, "port": 18530, "devices": {}})
+            doc = json.loads(body)
+            self.assertEqual((doc["version"], doc["port"], doc["devices"]),
+                             (1, 18530, {}))
+            # A random id per process: an exporter recognises itself in a
+            # DNS peer set.
+            self.assertRegex(doc["id"], "^[0-9a-f]{16}$")
             # A reaches B; the second peer has no exporter: its exchange fails.
             with Exporter(BIN, BASE_ARGS + [self.config(
                     "fabric: {peers: ['%s', '127.0.0.2:1'], interval: 1s}\n"

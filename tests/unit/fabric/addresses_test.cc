@@ -8,17 +8,20 @@ namespace {
 TEST(AddressesTest, JsonRoundTrip) {
   HostAddresses a;
   a.port = 18531;
+  a.id = "00ff00ff00ff00ff";
   a.addresses = {{"mlx5_1", "10.1.0.5", 24},
                  {"mlx5_0", "10.0.0.5", 24},
                  {"mlx5_0", "fd00::5", 64}};
   const auto json = AddressesToJson(a);
   EXPECT_EQ(json,
-            "{\"version\":1,\"port\":18531,\"devices\":{\"mlx5_0\":[{\"ip\":"
+            "{\"version\":1,\"id\":\"00ff00ff00ff00ff\",\"port\":18531,"
+            "\"devices\":{\"mlx5_0\":[{\"ip\":"
             "\"10.0.0.5\",\"prefix\":24},{\"ip\":\"fd00::5\",\"prefix\":64}],"
             "\"mlx5_1\":[{\"ip\":\"10.1.0.5\",\"prefix\":24}]}}\n");
   auto back = ParseAddressesJson(json);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->port, 18531);
+  EXPECT_EQ(back->id, "00ff00ff00ff00ff");
   ASSERT_EQ(back->addresses.size(), 3u);
   EXPECT_EQ(back->addresses[0], (DeviceAddress{"mlx5_0", "10.0.0.5", 24}));
   EXPECT_EQ(ParseAddressesJson(AddressesToJson({})).value().addresses.size(),
@@ -39,6 +42,8 @@ TEST(AddressesTest, HostileAnswersAreRefused) {
        "prefix: out of range"},
       {R"({"version":1,"port":1,"devices":{},"x":1})", "unknown key"},
       {"{", "not JSON"},
+      {R"({"version":1,"id":"xyz","port":1,"devices":{}})", "id must be"},
+      {R"({"version":1,"id":[1],"port":1,"devices":{}})", "id must be"},
   };
   for (const auto& [text, want] : cases) {
     auto r = ParseAddressesJson(text);

@@ -42,6 +42,7 @@ connect_timeout: 1s
 backoff_initial: 500ms
 backoff_max: 30s
 max_connections: 8
+ack_timeout: 16
 cpu_budget_percent: 2
 pairing: all
 intra_host: false
@@ -62,6 +63,7 @@ group_by: tor
   EXPECT_EQ(r->MaxSize(), 4096u);
   EXPECT_EQ(r->interval, std::chrono::milliseconds(500));
   EXPECT_EQ(r->max_connections, 8);
+  EXPECT_EQ(r->ack_timeout, 16);
   EXPECT_EQ(r->pairing, Pairing::kAll);
   EXPECT_FALSE(r->intra_host);
   EXPECT_EQ(r->group_by, "tor");
@@ -88,6 +90,8 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
             "fabric.backoff_max: must not be below backoff_initial");
   EXPECT_EQ(ErrorOf("{intra_host: maybe}"),
             "fabric.intra_host: not a boolean (true/false): 'maybe'");
+  EXPECT_EQ(ErrorOf("{ack_timeout: 32}"),
+            "fabric.ack_timeout: must be between -1 and 31");
   EXPECT_EQ(ErrorOf("{max_connections: 0}"),
             "fabric.max_connections: must be between 1 and 65536");
   EXPECT_EQ(ErrorOf("{[a]: 1}").find("fabric: a key must be a plain name"), 0u);

@@ -8,7 +8,7 @@ namespace {
 const std::vector<PeerSpec> kPeers = {{"node-a", 0, {}},
                                       {"10.0.3.2", 9100, {}}};
 const std::map<std::string, HostAddresses> kKnown = {
-    {"node-a", {18530, {{"mlx5_0", "192.168.1.7", 24}}}}};
+    {"node-a", {18530, "", {{"mlx5_0", "192.168.1.7", 24}}}}};
 
 Result<ProbeRequest> Parse(std::map<std::string, std::string> q) {
   return ParseProbeRequest(q, kPeers, kKnown, 9709);
