@@ -144,8 +144,10 @@ std::unique_ptr<RcLink> RcLink::Connect(const ConnectSpec& spec,
     }
   }
   const auto hello =
-      EncodeHello(Hello{HelloKind::kRequest, spec.ops, spec.max_size,
-                        l->res_->recv_addr(), l->res_->rkey()});
+      spec.private_data
+          ? *spec.private_data
+          : EncodeHello(Hello{HelloKind::kRequest, spec.ops, spec.max_size,
+                              l->res_->recv_addr(), l->res_->rkey()});
   rdma_conn_param param{};
   param.private_data = hello.data();
   param.private_data_len = static_cast<std::uint8_t>(hello.size());

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/private_data.h"
@@ -28,6 +29,9 @@ struct ConnectSpec {
   std::uint32_t ops = kOpSend | kOpWrite;
   std::uint32_t max_size = 64;
   std::chrono::milliseconds timeout{2000};
+  // Test tool only: sent instead of the encoded hello (a responder must
+  // refuse what does not parse).
+  std::optional<std::vector<std::uint8_t>> private_data;
 };
 
 // Why a connect failed: the rdma_cm event that ended it ("rejected",
