@@ -1,9 +1,9 @@
 // The private data of the fabric probe's rdma_cm CONNECT_REQUEST and its
 // ESTABLISHED reply: what the responder needs to size its memory region and
 // grant only the rights the initiator's operations need, and where each side
-// may RDMA WRITE/READ. Fixed layout, little endian, 20 bytes: with
-// RDMA_PS_TCP rdma_cm puts its own 36-byte header into the 56 bytes of an IB
-// CM REQ, which leaves 20. The CM pads with zeros, so longer input is
+// may RDMA WRITE/READ. Fixed layout, little endian, 20 bytes: well inside
+// the 56 bytes rdma_cm leaves of an IB CM REQ's 92 (its own header takes
+// 36 with RDMA_PS_TCP). The CM pads with zeros, so longer input is
 // accepted when the padding is zero.
 //   0 u16 magic "RF"   2 u8 version   3 u8 flags (bits 0-2 operations,
 //   bit 7 reply, others zero)   4 u32 max_size   8 u64 addr   16 u32 rkey

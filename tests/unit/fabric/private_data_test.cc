@@ -12,7 +12,8 @@ Hello Request() {
 
 TEST(PrivateDataTest, RoundTripFitsTheCmRequest) {
   const auto bytes = EncodeHello(Request());
-  // 56 bytes of IB CM REQ private data minus rdma_cm's 36-byte header.
+  // Within the 56 bytes rdma_cm leaves of an IB CM REQ (and what an
+  // iWARP MPA request carries).
   EXPECT_EQ(bytes.size(), 20u);
   const auto r = ParseHello(bytes, HelloKind::kRequest, 65536);
   ASSERT_TRUE(r.ok) << HelloErrorName(r.error);
