@@ -41,7 +41,9 @@ LocalReader MakeLocalReader(std::shared_ptr<host::HostModel> model,
                             CompiledRegex devices) {
   return [model = std::move(model),
           devices = std::move(devices)]() -> std::vector<DeviceAddress> {
-    auto snap = model->Current();
+    // Refresh is cheap when nothing changed, and sees a device that appears
+    // while nobody scrapes.
+    auto snap = model->Refresh();
     std::vector<std::pair<std::string, std::string>> netdevs;
     for (const auto& d : snap->devices) {
       if (!devices.empty() && !devices.Search(d->name)) continue;
