@@ -116,7 +116,9 @@ void Responder::Rebind() {
               {"address", a.ip + ":" + std::to_string(port_)}});
     listeners_[key] = {a.device, id};
     listener_device_[id] = a.device;
-    stats_->SetResponderConnections(a.device, 0);
+    int n = 0;
+    for (const auto& [_, c] : conns_) n += c->device == a.device;
+    stats_->SetResponderConnections(a.device, n);
   }
 }
 
