@@ -22,6 +22,17 @@ struct Responder::Conn {
   bool established = false;
 };
 
+Admission Admit(bool source_allowed, int open_connections, int max_connections,
+                std::span<const std::uint8_t> private_data) {
+  // The source first: nothing an unknown host sends is parsed.
+  if (!source_allowed) return {false, "not_in_peer_set", {}};
+  if (open_connections >= max_connections)
+    return {false, "too_many_connections", {}};
+  const auto hello = ParseHello(private_data, HelloKind::kRequest, kMaxMessage);
+  if (!hello.ok) return {false, std::string(HelloErrorName(hello.error)), {}};
+  return {true, "", hello.hello};
+}
+
 Responder::Responder(int port, int max_connections, int tos, int ack_timeout,
                      std::shared_ptr<FabricStats> stats)
     : port_(port),
@@ -194,20 +205,19 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
     (void)rdma_reject(id, nullptr, 0);
     rdma_destroy_id(id);
   };
-  // The source is checked first: nothing of an unknown host is parsed.
-  if (!Allowed(IpOf(rdma_get_peer_addr(id)))) return refuse("not_in_peer_set");
-  if (static_cast<int>(conns_.size()) >= max_connections_)
-    return refuse("too_many_connections");
-  const auto hello = ParseHello(data, HelloKind::kRequest, kMaxMessage);
-  if (!hello.ok) return refuse(std::string(HelloErrorName(hello.error)));
+  const auto decision =
+      Admit(Allowed(IpOf(rdma_get_peer_addr(id))),
+            static_cast<int>(conns_.size()), max_connections_, data);
+  if (!decision.accept) return refuse(decision.reason);
+  const Hello& hello = decision.hello;
   if (const char* bad = SetIdOptions(id, tos_, ack_timeout_)) {
     log_.Log(spdlog::level::warn, "options " + device,
              "responder cannot set a connection option", {{"option", bad}});
   }
   int access = IBV_ACCESS_LOCAL_WRITE;
-  if (hello.hello.ops & kOpWrite) access |= IBV_ACCESS_REMOTE_WRITE;
-  if (hello.hello.ops & kOpRead) access |= IBV_ACCESS_REMOTE_READ;
-  auto res = RcResources::Create(id, hello.hello.max_size, access);
+  if (hello.ops & kOpWrite) access |= IBV_ACCESS_REMOTE_WRITE;
+  if (hello.ops & kOpRead) access |= IBV_ACCESS_REMOTE_READ;
+  auto res = RcResources::Create(id, hello.max_size, access);
   if (!res) {
     log_.Log(spdlog::level::warn, "setup " + device, "responder setup failed",
              res.error());
@@ -224,9 +234,9 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
       return refuse("setup_error");
     }
   }
-  const auto reply = EncodeHello(Hello{HelloKind::kReply, hello.hello.ops,
-                                       hello.hello.max_size,
-                                       c->res->recv_addr(), c->res->rkey()});
+  const auto reply =
+      EncodeHello(Hello{HelloKind::kReply, hello.ops, hello.max_size,
+                        c->res->recv_addr(), c->res->rkey()});
   rdma_conn_param param{};
   param.private_data = reply.data();
   param.private_data_len = static_cast<std::uint8_t>(reply.size());

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,11 +21,24 @@
 #include "collectors/common/log_once.h"
 #include "collectors/fabric/addresses.h"
 #include "collectors/fabric/fabric_stats.h"
+#include "collectors/fabric/private_data.h"
 
 struct rdma_event_channel;
 struct rdma_cm_id;
 
 namespace rnic::fabric {
+
+// What the responder does with a CONNECT_REQUEST: accept (with the parsed
+// hello) or refuse for `reason`, the label value of
+// rnic_fabric_responder_refused_total.
+struct Admission {
+  bool accept = false;
+  std::string reason;
+  Hello hello;
+};
+[[nodiscard]] Admission Admit(bool source_allowed, int open_connections,
+                              int max_connections,
+                              std::span<const std::uint8_t> private_data);
 
 class Responder {
  public:
