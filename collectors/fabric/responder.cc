@@ -226,7 +226,7 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
   auto c = std::make_unique<Conn>();
   c->id = id;
   c->device = device;
-  c->peer = hello.hello;
+  c->peer = hello;
   c->res = std::move(*res);
   for (int i = 0; i < kQueueDepth / 2; ++i) {
     if (c->res->PostRecv() != 0) {
