@@ -2,6 +2,7 @@
 // netlink_stat must run before sysfs (see SharedFacts).
 #include "collectors/collector_spec.h"
 #include "collectors/ethtool/ethtool_collector.h"
+#include "collectors/fabric/fabric_collector.h"
 #include "collectors/health/carrier_collector.h"
 #include "collectors/health/expect_collector.h"
 #include "collectors/health/pcie_collector.h"
@@ -30,6 +31,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeRoceCollectorSpec(),
       MakePerfCollectorSpec(),
       MakeProbeCollectorSpec(),
+      MakeFabricCollectorSpec(),
       MakeKmsgCollectorSpec(),
       MakePcieCollectorSpec(),
       MakeCarrierCollectorSpec(),

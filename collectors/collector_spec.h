@@ -14,6 +14,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/collector_options.h"
+#include "collectors/common/http_endpoints.h"
 #include "collectors/common/result.h"
 #include "collectors/model/family.h"
 #include "collectors/model/host_model.h"
@@ -38,6 +39,8 @@ struct SharedFacts {
   // each scrape. Null when a collector is built alone (tests): it then keeps
   // and refreshes a model of its own.
   std::shared_ptr<host::HostModel> host;
+  // HTTP endpoints collectors serve besides /metrics (fabric: /probe).
+  std::shared_ptr<EndpointTable> endpoints = std::make_shared<EndpointTable>();
 };
 
 struct CollectorArgs {

@@ -119,12 +119,27 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
         explicit_state[cname] = negated ? false : *v;
         continue;
       }
-      if (negated) return Bad(name, "unknown flag");
       std::string opt = rest.substr(dot + 1);
-      bool known = false;
-      for (const auto& os : spec->options) known = known || os.name == opt;
-      if (!known)
-        return Bad(name, "unknown option '" + opt + "' of collector " + cname);
+      const OptionSpec* os = nullptr;
+      for (const auto& o2 : spec->options) {
+        if (o2.name == opt) os = &o2;
+      }
+      if (os == nullptr) {
+        return Bad(name, negated ? "unknown flag"
+                                 : "unknown option '" + opt +
+                                       "' of collector " + cname);
+      }
+      // A bool option alone is true, and --no-collector.<c>.<opt> false,
+      // like the collectors' own switches.
+      if (os->type == OptionType::kBool && !value) {
+        given[cname][opt] = negated ? "false" : "true";
+        continue;
+      }
+      if (negated) {
+        return Bad(name, os->type == OptionType::kBool
+                             ? "takes no value"
+                             : "only a boolean option can be negated");
+      }
       if (!value) {
         if (i + 1 >= args.size()) return Bad(name, "needs a value");
         value = args[++i];

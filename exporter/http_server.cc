@@ -45,6 +45,7 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
   HttpRequest req;
   req.method = ri->request_method ? ri->request_method : "";
   req.path = ri->local_uri ? ri->local_uri : "/";
+  req.query = ri->query_string ? ri->query_string : "";
   auto header = [conn](const char* name) {
     const char* v = mg_get_header(conn, name);
     return v ? std::string(v) : std::string();

@@ -123,6 +123,7 @@ int main(int argc, char** argv) {
   CollectorRunner runner(std::move(entries),
                          [host = shared->host] { host->Refresh(); });
   WebHandler handler(opts, runner, &auth, web.headers);
+  handler.SetEndpoints(shared->endpoints);
   HttpServer server(handler);
   auto bound = server.Start(opts.listen_addresses, threads.value(), tls.get());
   if (!bound.ok()) return Fail(bound.error().message);

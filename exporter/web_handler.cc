@@ -2,6 +2,7 @@
 
 #include "exporter/exposition.h"
 #include "exporter/gzip.h"
+#include "exporter/query_string.h"
 #include "exporter/scrape_timeout.h"
 #include "exporter/self_metrics.h"
 #include "exporter/version.h"
@@ -53,8 +54,35 @@ HttpResponse WebHandler::Route(const HttpRequest& req) {
     r.body = LandingPage();
     return r;
   }
+  if (endpoints_) {
+    if (auto h = endpoints_->Find(req.path)) return Endpoint(req, h);
+  }
   r.status = 404;
   r.body = "not found\n";
+  return r;
+}
+
+HttpResponse WebHandler::Endpoint(const HttpRequest& req,
+                                  const EndpointHandler& h) {
+  EndpointRequest er;
+  auto q = ParseQueryString(req.query);
+  if (q) {
+    er.query = std::move(*q);
+  } else {
+    er.query_ok = false;
+  }
+  EndpointReply reply = h(er);
+  HttpResponse r;
+  r.status = reply.status;
+  if (reply.metrics) {
+    const ExpositionFormat format = NegotiateFormat(req.accept);
+    r.content_type = std::string(ContentType(format));
+    Serialize(*reply.metrics, format, r.body);
+    r.headers.emplace_back("Vary", "Accept");
+  } else {
+    r.content_type = reply.content_type;
+    r.body = std::move(reply.body);
+  }
   return r;
 }
 

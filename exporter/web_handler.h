@@ -4,10 +4,12 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "collectors/common/http_endpoints.h"
 #include "exporter/basic_auth.h"
 #include "exporter/flags.h"
 #include "exporter/registry.h"
@@ -21,6 +23,7 @@ struct HttpRequest {
   std::string accept_encoding;
   std::string scrape_timeout;  // X-Prometheus-Scrape-Timeout-Seconds
   std::string authorization;
+  std::string query;  // raw query string, without '?'
 };
 
 struct HttpResponse {
@@ -39,12 +42,18 @@ class WebHandler {
       BasicAuth* auth = nullptr,
       std::vector<std::pair<std::string, std::string>> extra_headers = {});
   [[nodiscard]] HttpResponse Handle(const HttpRequest& req);
+  // Paths collectors serve (fabric: /probe, /fabric/addresses), routed
+  // when a path is none of the handler's own. Set before serving.
+  void SetEndpoints(std::shared_ptr<const EndpointTable> endpoints) {
+    endpoints_ = std::move(endpoints);
+  }
   // Seconds of deadline a scrape gets for the given header value.
   [[nodiscard]] double DeadlineSeconds(const std::string& header) const;
 
  private:
   HttpResponse Route(const HttpRequest& req);
   HttpResponse Metrics(const HttpRequest& req);
+  HttpResponse Endpoint(const HttpRequest& req, const EndpointHandler& h);
   std::string LandingPage() const;
 
   const Options& options_;
@@ -52,6 +61,7 @@ class WebHandler {
   BasicAuth* auth_;
   const std::vector<std::pair<std::string, std::string>> extra_headers_;
   std::atomic<int> in_flight_{0};
+  std::shared_ptr<const EndpointTable> endpoints_;
 };
 
 }  // namespace rnic

@@ -36,17 +36,32 @@ bool LabelsLess(const prometheus::ClientMetric& a,
 
 void AppendCollected(std::vector<prometheus::MetricFamily> collected,
                      MetricSet& out) {
+  // The driver counters of the probe's own RDMA counter are named at run
+  // time: declared here, from their template.
+  std::vector<const FamilyDesc*> declared(std::begin(families::kAll),
+                                          std::end(families::kAll));
+  for (const auto& f : collected) {
+    bool known = false;
+    for (const FamilyDesc* d : families::kAll)
+      known = known || d->name == f.name;
+    if (!known) {
+      declared.push_back(
+          &InternFamily(f.name, f.type, families::kQpCounter.labels, f.help));
+    }
+  }
+  AppendCollected(std::move(collected), out, declared);
+}
+
+void AppendCollected(std::vector<prometheus::MetricFamily> collected,
+                     MetricSet& out,
+                     std::span<const FamilyDesc* const> declared) {
   for (auto& f : collected) {
     if (f.metric.empty()) continue;
-    // The declaration of the family (probe_families.h); the driver
-    // counters of the probe's own RDMA counter are named at run time.
     const FamilyDesc* desc = nullptr;
-    for (const FamilyDesc* d : families::kAll) {
+    for (const FamilyDesc* d : declared) {
       if (d->name == f.name) desc = d;
     }
-    if (!desc) {
-      desc = &InternFamily(f.name, f.type, families::kQpCounter.labels, f.help);
-    }
+    if (!desc) continue;
     // prometheus-cpp sorts labels by name: put them back in the declared
     // order, and the series in a stable one.
     for (auto& m : f.metric) {

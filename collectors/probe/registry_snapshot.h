@@ -6,6 +6,7 @@
 
 #include <prometheus/metric_family.h>
 
+#include <span>
 #include <vector>
 
 #include "collectors/common/metric_set.h"
@@ -19,5 +20,10 @@ namespace rnic::probe {
 // series are sorted by label values so the output is stable.
 void AppendCollected(std::vector<prometheus::MetricFamily> collected,
                      MetricSet& out);
+// The same for another collector's instruments (the fabric probe): each
+// family must be among `declared`; others are left out.
+void AppendCollected(std::vector<prometheus::MetricFamily> collected,
+                     MetricSet& out,
+                     std::span<const FamilyDesc* const> declared);
 
 }  // namespace rnic::probe

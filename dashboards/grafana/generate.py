@@ -1089,6 +1089,155 @@ def add_operation_variable(dash):
     return dash
 
 
+def matrix(title, description, expr, unit, thresholds):
+    """Instant query pivoted to source (instance device) x peer."""
+    t = target(expr, "", instant=True, fmt="table")
+    t.update({"range": False})
+    steps = [{"color": "green", "value": None}]
+    for value, color in thresholds:
+        steps.append({"color": color, "value": value})
+    return {
+        "type": "table",
+        "title": title,
+        "description": description,
+        "datasource": DATASOURCE,
+        "targets": refs([t]),
+        "fieldConfig": {
+            "defaults": {
+                "unit": unit,
+                "thresholds": {"mode": "absolute", "steps": steps},
+                "custom": {"align": "auto",
+                           "cellOptions": {"type": "color-background"}},
+            },
+            "overrides": [{
+                "matcher": {"id": "byName", "options": "source\\peer"},
+                "properties": [{"id": "custom.cellOptions",
+                                "value": {"type": "auto"}}],
+            }],
+        },
+        "transformations": [
+            {"id": "groupingToMatrix",
+             "options": {"columnField": "peer", "rowField": "source",
+                         "valueField": "Value"}},
+        ],
+        "options": {"showHeader": True, "cellHeight": "sm",
+                    "footer": {"show": False}},
+    }
+
+
+def fabric():
+    lay = Layout()
+    fsel = SEL + ',peer=~"$peer"'
+    source = ('label_join(%s, "source", " ", "instance", "device", '
+              '"remote_device")')
+    lay.row("Source x peer")
+    lay.add(matrix(
+        "p99 RTT",
+        "Fabric probe RTT p99 over 5m (worst operation) from each source "
+        "(instance, local device, peer device) to each peer host. Red: "
+        "above 1 ms.",
+        source % ("max without (operation) (device_peer_operation:"
+                  "rnic_fabric_rtt_seconds:p99_rate5m{%s})" % fsel),
+        "s", [(0.0002, "orange"), (0.001, "red")]), 12, 10)
+    lay.add(matrix(
+        "Loss",
+        "Share of the probes sent on a connection that timed out or failed "
+        "over 5m (device_peer:rnic_fabric_probe_loss:ratio_rate5m).",
+        source % ("device_peer:rnic_fabric_probe_loss:ratio_rate5m{%s}"
+                  % fsel),
+        "percentunit", [(0.001, "orange"), (0.01, "red")]), 12, 10)
+    lay.row("Pairs")
+    lay.add(state_timeline(
+        "Peer up",
+        "rnic_fabric_peer_up: 1 when the pair is connected and its last "
+        "round completed every operation.",
+        [target("rnic_fabric_peer_up{%s}" % fsel,
+                "{{instance}} {{device}} > {{peer}} {{remote_device}}")],
+        [{"type": "value", "options": {
+            "0": {"text": "down", "color": "red", "index": 0},
+            "1": {"text": "up", "color": "green", "index": 1}}}]), 24, 8)
+    lay.add(timeseries(
+        "p50 RTT",
+        "Median round trip per pair and operation; dashed in the alert: the "
+        "one-day median of the p99.",
+        [target("device_peer_operation:rnic_fabric_rtt_seconds:p50_rate5m"
+                "{%s}" % fsel,
+                "{{instance}} {{device}} > {{peer}} {{remote_device}} "
+                "{{operation}}")], "s"), 12, 9)
+    lay.add(timeseries(
+        "p99 RTT and baseline",
+        "p99 per pair and operation, and its one-day median that "
+        "RnicFabricRttHigh compares against.",
+        [target("device_peer_operation:rnic_fabric_rtt_seconds:p99_rate5m"
+                "{%s}" % fsel,
+                "{{instance}} {{device}} > {{peer}} {{remote_device}} "
+                "{{operation}}"),
+         target("device_peer_operation:rnic_fabric_rtt_seconds:"
+                "p99_rate5m_median1d{%s}" % fsel,
+                "1d {{instance}} {{device}} > {{peer}} {{remote_device}} "
+                "{{operation}}")], "s"), 12, 9)
+    lay.add(timeseries(
+        "Failed probes",
+        "Probes by failing result: timeout, completion_error, not_connected.",
+        [target('sum by (instance, device, peer, remote_device, result) '
+                '(rate(rnic_fabric_probes_total{%s,result!="ok"}'
+                '[$__rate_interval]))' % fsel,
+                "{{instance}} {{device}} > {{peer}} {{remote_device}} "
+                "{{result}}")], "ops"), 12, 8)
+    lay.add(timeseries(
+        "Connect failures and reconnects",
+        "Failed connection attempts by rdma_cm event, and reconnects.",
+        [target("sum by (instance, device, peer, event) (rate("
+                "rnic_fabric_connect_failures_total{%s}[$__rate_interval]))"
+                % fsel, "{{instance}} {{device}} > {{peer}} {{event}}"),
+         target("sum by (instance, device, peer) (rate("
+                "rnic_fabric_reconnects_total{%s}[$__rate_interval]))"
+                % fsel, "reconnect {{instance}} {{device}} > {{peer}}")],
+        "ops"), 12, 8)
+    lay.row("Responder and cost")
+    lay.add(timeseries(
+        "Responder",
+        "Connections the responder holds, and refusals by reason.",
+        [target("rnic_fabric_responder_connections{%s}" % SEL,
+                "connections {{instance}} {{device}}"),
+         target("sum by (instance, device, reason) (rate("
+                "rnic_fabric_responder_refused_total{%s}[$__rate_interval]))"
+                % SEL, "refused {{instance}} {{device}} {{reason}}")],
+        "short"), 12, 8)
+    lay.add(timeseries(
+        "Probe CPU",
+        "CPU share used by the fabric probe threads, and time rounds were "
+        "held back by the CPU budget.",
+        [target("rate(rnic_fabric_cpu_seconds_total{%s}[$__rate_interval])"
+                % SEL, "cpu {{instance}}"),
+         target("rate(rnic_fabric_budget_delay_seconds_total{%s}"
+                "[$__rate_interval])" % SEL, "held back {{instance}}")],
+        "percentunit"), 12, 8)
+    dash = dashboard(
+        "rnic-fabric", "RNIC / Fabric",
+        "Fabric probe (collector fabric): RC round-trip time and loss "
+        "between hosts, as a source x peer matrix and per pair.", lay)
+    query = 'label_values(rnic_fabric_peer_up{%s}, peer)' % SEL
+    dash["templating"]["list"].append({
+        "name": "peer",
+        "label": "peer",
+        "type": "query",
+        "datasource": DATASOURCE,
+        "definition": query,
+        "query": {"query": query, "refId": "peer"},
+        "refresh": 2,
+        "multi": True,
+        "includeAll": True,
+        "allValue": ".+",
+        "current": {},
+        "options": [],
+        "regex": "",
+        "sort": 1,
+        "hide": 0,
+    })
+    return dash
+
+
 DASHBOARDS = {
     "rnic-overview.json": overview,
     "rnic-congestion.json": congestion,
@@ -1096,6 +1245,7 @@ DASHBOARDS = {
     "rnic-probe-resources.json": lambda: add_operation_variable(
         probe_resources()),
     "rnic-link-optics.json": link_optics,
+    "rnic-fabric.json": fabric,
 }
 
 

@@ -50,6 +50,14 @@ BAD_CONFIGS = [
     ("perf:\n  events:\n    - {pmu: msr, event: tsc, scale: .nan}\n", [],
      "perf.events[0].scale:"),
     ("probe: {interval: 1s, interval: 2s}\n", [], "probe.interval: given twice"),
+    # fabric: checked whether the collector is on or not.
+    ("fabric: {peerz: [a]}\n", [], "fabric.peerz: unknown key"),
+    ("fabric: {peers: ['a:b']}\n", ["--collector.fabric"], "fabric.peers[0]: bad port"),
+    ("fabric: {sizes: [0]}\n", [], "fabric.sizes[0]: must be between 1 and 65536"),
+    ("fabric: {operations: [atomic]}\n", [], "fabric.operations[0]: unknown operation"),
+    ("fabric: {group_by: 'a-b'}\n", [], "fabric.group_by: must be a label name"),
+    ("fabric: {file_sd: [[x]]}\n", [], "fabric.file_sd[0]: must be a scalar"),
+    ("fabric: {pairing: rail}\n", [], "fabric.pairing: must be subnet or all"),
 ]
 
 BAD_FLAGS = [
@@ -60,6 +68,9 @@ BAD_FLAGS = [
     (["--web.timeout-offset=nan"], "--web.timeout-offset"),
     (["--web.timeout-offset=inf"], "--web.timeout-offset"),
     (["--web.timeout-offset=1e300"], "--web.timeout-offset"),
+    (["--collector.fabric.port=0"], "--collector.fabric.port=0"),
+    (["--collector.fabric.tos=256"], "--collector.fabric.tos=256"),
+    (["--collector.fabric.devices=("], "--collector.fabric.devices=("),
     (["--collector.netlink_stat.qp-counters=maybe"],
      "--collector.netlink_stat.qp-counters=maybe: not a boolean (true/false)"),
 ]

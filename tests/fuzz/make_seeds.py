@@ -180,6 +180,21 @@ for p in files(os.path.join(SRC, "tests", "vm", "cases")):
 
 # Web config (--web.config.file): the shipped example, and one with every
 # TLS key and a bcrypt hash.
+# fabric: the first byte picks the parser (fuzz_fabric.cc's switch).
+_hello = struct.pack("<HBBIQI", 0x4652, 1, 0x03, 4096, 0x7f0000001000, 0x1234)
+add("fuzz_fabric", b"\x00" + _hello)
+add("fuzz_fabric", b"\x00" + struct.pack("<HBBIQI", 0x4652, 1, 0x87, 64, 0, 1)
+    + bytes(36))
+_addresses = ('{"version":1,"port":18530,"devices":{"rxe0":[{"ip":"10.0.3.1",'
+              '"prefix":24}],"rxe1":[{"ip":"10.0.4.1","prefix":24},'
+              '{"ip":"fd00::1","prefix":64}]}}\n')
+add("fuzz_fabric", b"\x01" + _addresses.encode())
+add("fuzz_fabric", b"\x02" + b'[{"targets":["10.0.3.2:9709","node-b"],'
+    b'"labels":{"tor":"t1","rail":"0"}}]')
+add("fuzz_fabric", b"\x02- targets: [a, 'b:1']\n  labels: {tor: t2}\n")
+add("fuzz_fabric", b"\x03HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 10\r\n\r\n" + _addresses.encode())
+add("fuzz_fabric", b"\x04target=node-a%3A9709&device=mlx5_0&operation=write")
 add("fuzz_web_config", read(os.path.join(SRC, "packaging", "web-config.yml")))
 add("fuzz_web_config", """tls_server_config:
   cert_file: server.crt

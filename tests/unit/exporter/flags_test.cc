@@ -53,6 +53,24 @@ TEST(FlagsTest, CollectorSwitchesAndOptions) {
   EXPECT_FALSE(o->collectors.at("alpha"));
 }
 
+// A boolean option alone is true and negated false, as the collector
+// switches are; only a boolean option can be negated.
+TEST(FlagsTest, BooleanOptionsAloneAndNegated) {
+  auto o = Parse({"--collector.beta.deep", "--collector.alpha.depth=2"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_TRUE(o->collector_options.at("beta").Bool("deep"));
+  o = Parse({"--collector.beta.deep=true", "--no-collector.beta.deep"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_FALSE(o->collector_options.at("beta").Bool("deep"));
+  EXPECT_FALSE(Parse({"--no-collector.beta.deep=true"}).ok());
+  auto bad = Parse({"--no-collector.alpha.depth"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("only a boolean option can be negated"),
+            std::string::npos);
+  // The next argument is not taken as the boolean's value.
+  EXPECT_FALSE(Parse({"--collector.beta.deep", "false"}).ok());
+}
+
 TEST(FlagsTest, RepeatableListenAddressAndValues) {
   auto o = Parse({"--web.listen-address=127.0.0.1:1", "--web.listen-address",
                   ":2", "--path.sysfs=/x", "--log.format", "json",

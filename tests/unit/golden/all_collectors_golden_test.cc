@@ -30,6 +30,8 @@
 
 #include "collectors/collector_spec.h"
 #include "collectors/ethtool/ethtool_collector.h"
+#include "collectors/fabric/fabric_collector.h"
+#include "collectors/fabric/fabric_stats.h"
 #include "collectors/health/expect_collector.h"
 #include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/netlink_resource_collector.h"
@@ -75,6 +77,30 @@ const CollectorSpec& SpecOf(const std::string& name) {
   }
   ADD_FAILURE() << "no collector " << name;
   std::abort();
+}
+
+// What the fabric engine would have recorded for one pair to a peer.
+std::shared_ptr<fabric::FabricStats> ScriptedFabricStats() {
+  using probe::Operation;
+  auto s = std::make_shared<fabric::FabricStats>();
+  const fabric::PairKey k{"rxe0", "10.0.3.2", "rxe0"};
+  const double rtts[] = {40e-6, 45e-6, 250e-6};
+  s->RecordRtts(k, "", Operation::kSend, 64, rtts);
+  s->RecordProbes(k, Operation::kSend, "ok", 3);
+  s->RecordProbes(k, Operation::kWrite, "timeout");
+  s->RecordCompletionError(k, Operation::kWrite,
+                           probe::WcStatusName(IBV_WC_RETRY_EXC_ERR));
+  s->RecordConnectFailure(k, "rejected");
+  s->RecordConnected(k, 1700000000);
+  s->RecordConnected(k, 1700000100);
+  s->SetPeerUp(k, true);
+  s->RecordExchangeFailure("10.0.3.3");
+  s->SetPeers(2, 1);
+  s->SetResponderConnections("rxe0", 1);
+  s->RecordAccepted("rxe0");
+  s->RecordRefused("rxe0", "not_in_peer_set");
+  s->AddCpuSeconds(0.25);
+  return s;
 }
 
 // What the probe engine would have recorded: every probe family once.
@@ -195,6 +221,8 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
                   "{pmu: hns3_pmu_sicl_0, event: bw_ssu_egu_byte_num}]"));
   add("probe",
       std::make_unique<probe::ProbeCollector>(ScriptedProbeStats(), nullptr));
+  add("fabric", std::make_unique<fabric::FabricCollector>(ScriptedFabricStats(),
+                                                          nullptr, nullptr));
   add("kmsg", FromFactory("kmsg", paths, shared, ""));
   add("pcie", FromFactory("pcie", paths, shared, ""));
   add("carrier", FromFactory("carrier", paths, shared, ""));

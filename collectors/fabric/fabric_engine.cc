@@ -1,0 +1,437 @@
+#include "collectors/fabric/fabric_engine.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "collectors/fabric/fabric_families.h"
+#include "collectors/probe/cpu_pacer.h"
+
+namespace rnic::fabric {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double UnixNow() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The address exchange is retried this much sooner than a full refresh when
+// it failed (a peer whose exporter restarts is found again quickly).
+constexpr std::chrono::milliseconds kExchangeRetry{5000};
+constexpr std::chrono::milliseconds kExchangeTimeout{2000};
+
+}  // namespace
+
+FabricEngine::FabricEngine(FabricConfig cfg, int port, int tos,
+                           std::shared_ptr<FabricStats> stats, EngineDeps deps)
+    : cfg_(std::move(cfg)),
+      port_(port),
+      tos_(tos),
+      id_([] {
+        std::random_device rd;
+        char buf[17];
+        std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+        return std::string(buf);
+      }()),
+      stats_(std::move(stats)),
+      deps_(std::move(deps)),
+      sources_(cfg_, deps_.resolver),
+      responder_(port, cfg_.max_connections, tos, cfg_.ack_timeout, stats_) {}
+
+FabricEngine::~FabricEngine() { Stop(); }
+
+void FabricEngine::Start() {
+  responder_.Start();
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void FabricEngine::Stop() {
+  {
+    std::lock_guard g(wake_mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  links_.clear();
+  responder_.Stop();
+}
+
+std::uint32_t FabricEngine::OpBits() const {
+  std::uint32_t bits = 0;
+  for (auto op : cfg_.operations) {
+    if (op == probe::Operation::kSend) bits |= kOpSend;
+    if (op == probe::Operation::kWrite) bits |= kOpWrite;
+    if (op == probe::Operation::kRead) bits |= kOpRead;
+  }
+  return bits;
+}
+
+void FabricEngine::Loop() {
+  // As the loopback probe paces its rounds (probe_engine.cc).
+  const double share = cfg_.cpu_budget_percent / 100.0;
+  probe::CpuPacer pacer(share, share * 10.0, 30.0);
+  double cpu_last = probe::ThreadCpuSeconds();
+  auto wall_last = Clock::now();
+  while (!stop_) {
+    const auto start = Clock::now();
+    Round();
+    const double cpu = probe::ThreadCpuSeconds();
+    stats_->AddCpuSeconds(cpu - cpu_last);
+    const auto now = Clock::now();
+    const auto pace = pacer.AfterRound(
+        std::chrono::duration<double>(now - wall_last).count(), cpu - cpu_last);
+    cpu_last = cpu;
+    wall_last = now;
+    auto next = start + cfg_.interval;
+    if (now + pace > next) {
+      stats_->AddBudgetDelay(
+          std::chrono::duration<double>(now + pace - next).count());
+      next = now + pace;
+    }
+    std::unique_lock lk(wake_mu_);
+    wake_.wait_until(lk, next, [this] { return stop_.load(); });
+  }
+}
+
+void FabricEngine::Exchange(Clock::time_point now) {
+  std::vector<PeerSpec> peers;
+  {
+    std::lock_guard g(mu_);
+    peers = peers_;
+  }
+  for (const auto& p : peers) {
+    Remote snapshot;
+    {
+      std::lock_guard g(mu_);
+      snapshot = remotes_[p.host];
+    }
+    if (now < snapshot.next_fetch) continue;
+    const int port =
+        p.exchange_port != 0 ? p.exchange_port : cfg_.exchange_port;
+    auto body =
+        deps_.http_get(p.host, port, "/fabric/addresses", kExchangeTimeout);
+    Result<HostAddresses> parsed =
+        body ? ParseAddressesJson(*body) : Result<HostAddresses>(body.error());
+    std::lock_guard g(mu_);
+    auto& r = remotes_[p.host];
+    if (!parsed) {
+      stats_->RecordExchangeFailure(p.host);
+      log_.Log(spdlog::level::warn, "exchange " + p.host,
+               "address exchange with peer failed", parsed.error());
+      r.next_fetch = now + std::min(kExchangeRetry, cfg_.refresh);
+      continue;
+    }
+    log_.Clear("exchange " + p.host);
+    r.addresses = std::move(*parsed);
+    r.known = true;
+    r.next_fetch = now + cfg_.refresh;
+  }
+}
+
+std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
+    const std::vector<DeviceAddress>& local) {
+  std::map<LinkKey, std::string> out;
+  std::set<PairKey> taken;  // one link per device pair, the first address
+  auto add = [&](const std::string& peer, const std::vector<ProbePair>& pairs,
+                 int port, const std::string& group) {
+    for (const auto& p : pairs) {
+      PairKey pk{p.local.device, peer, p.remote.device};
+      if (!taken.insert(pk).second) continue;
+      out.emplace(LinkKey{pk, p.local.ip, p.remote.ip, port}, group);
+    }
+  };
+  std::lock_guard g(mu_);
+  for (const auto& p : peers_) {
+    auto it = remotes_.find(p.host);
+    if (it == remotes_.end() || !it->second.known) continue;
+    if (it->second.addresses.id == id_) continue;  // this host itself
+    std::string group;
+    if (!cfg_.group_by.empty()) {
+      auto l = p.labels.find(cfg_.group_by);
+      group = l == p.labels.end() ? "" : l->second;
+    }
+    add(p.host,
+        PairAddresses(local, it->second.addresses.addresses, cfg_.pairing),
+        it->second.addresses.port, group);
+  }
+  if (cfg_.intra_host) {
+    std::vector<ProbePair> self;
+    for (const auto& p : PairAddresses(local, local, cfg_.pairing)) {
+      // Two addresses of one device: traffic that never leaves the adapter.
+      if (p.local.device != p.remote.device) self.push_back(p);
+    }
+    add(kSelf, self, port_, kSelf);
+  }
+  return out;
+}
+
+void FabricEngine::Round() {
+  const auto now = Clock::now();
+  sources_.Refresh(now);
+  auto local = deps_.local();
+  {
+    std::lock_guard g(mu_);
+    local_ = local;
+    peers_ = sources_.peers();
+    std::set<std::string> hosts;
+    for (const auto& p : peers_) hosts.insert(p.host);
+    for (auto it = remotes_.begin(); it != remotes_.end();) {
+      if (hosts.count(it->first) == 0) {
+        stats_->ForgetPeer(it->first);
+        it = remotes_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  responder_.SetAddresses(local);
+  Exchange(now);
+  // Who may connect to the responder: the peers' management addresses and
+  // announced RDMA addresses, and this host's own for intra-host probes.
+  std::set<std::string> allowed;
+  {
+    std::lock_guard g(mu_);
+    for (const auto& p : peers_) {
+      allowed.insert(p.host);
+      auto it = remotes_.find(p.host);
+      if (it == remotes_.end()) continue;
+      for (const auto& a : it->second.addresses.addresses) allowed.insert(a.ip);
+    }
+  }
+  if (cfg_.intra_host) {
+    for (const auto& a : local) allowed.insert(a.ip);
+  }
+  responder_.SetAllowed(std::move(allowed));
+
+  const auto wanted = WantedLinks(local);
+  for (auto it = links_.begin(); it != links_.end();) {
+    if (wanted.count(it->first) == 0) {
+      stats_->ForgetPair(it->first.pair);
+      it = links_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  {
+    std::lock_guard g(mu_);
+    stats_->SetPeers(peers_.size(), wanted.size());
+  }
+  for (const auto& [key, group] : wanted) {
+    if (stop_) return;
+    auto& s = links_[key];
+    s.group = group;
+    Probe(key, s);
+  }
+}
+
+ConnectSpec FabricEngine::Spec(const LinkKey& key) const {
+  ConnectSpec spec;
+  spec.local_ip = key.local_ip;
+  spec.remote_ip = key.remote_ip;
+  spec.port = key.port;
+  spec.tos = tos_;
+  spec.ack_timeout = cfg_.ack_timeout;
+  spec.ops = OpBits();
+  spec.max_size = cfg_.MaxSize();
+  spec.timeout = cfg_.connect_timeout;
+  return spec;
+}
+
+void FabricEngine::Probe(const LinkKey& key, LinkState& s) {
+  const auto now = Clock::now();
+  auto not_connected = [&] {
+    for (auto op : cfg_.operations)
+      stats_->RecordProbes(key.pair, op, "not_connected");
+    stats_->SetPeerUp(key.pair, false);
+  };
+  if (s.link && !s.link->Alive()) s.link.reset();
+  if (!s.link) {
+    if (now < s.next_attempt) return not_connected();
+    ConnectFailure failure;
+    s.link = RcLink::Connect(Spec(key), failure);
+    if (!s.link) {
+      stats_->RecordConnectFailure(key.pair, failure.event);
+      log_.Log(spdlog::level::info,
+               "connect " + key.local_ip + ">" + key.remote_ip,
+               "fabric connect failed",
+               {{"device", key.pair.device},
+                {"peer", key.pair.peer},
+                {"remote", key.remote_ip},
+                {"event", failure.event},
+                {"detail", failure.detail}});
+      s.backoff = s.backoff.count() == 0
+                      ? cfg_.backoff_initial
+                      : std::min(s.backoff * 2, cfg_.backoff_max);
+      s.next_attempt = Clock::now() + s.backoff;
+      return not_connected();
+    }
+    log_.Clear("connect " + key.local_ip + ">" + key.remote_ip);
+    s.backoff = std::chrono::milliseconds(0);
+    stats_->RecordConnected(key.pair, UnixNow());
+  }
+  bool ok = true;
+  for (auto op : cfg_.operations) {
+    for (auto size : cfg_.sizes) {
+      std::vector<double> rtts;
+      rtts.reserve(static_cast<std::size_t>(cfg_.iterations));
+      for (int i = 0; i < cfg_.iterations && ok; ++i) {
+        const auto r = s.link->Ping(op, size, cfg_.op_timeout);
+        if (r.kind == PingResult::Kind::kOk) {
+          rtts.push_back(r.seconds);
+        } else if (r.kind == PingResult::Kind::kTimeout) {
+          stats_->RecordProbes(key.pair, op, "timeout");
+          ok = false;
+        } else {
+          stats_->RecordCompletionError(key.pair, op, r.status);
+          stats_->RecordProbes(key.pair, op, "completion_error");
+          ok = false;
+        }
+      }
+      if (!rtts.empty()) {
+        stats_->RecordRtts(key.pair, s.group, op, size, rtts);
+        stats_->RecordProbes(key.pair, op, "ok", rtts.size());
+      }
+      if (!ok) break;
+    }
+    if (!ok) break;
+  }
+  stats_->SetPeerUp(key.pair, ok);
+  // A failed link is in an unknown state: connect again next round.
+  if (!ok) s.link.reset();
+}
+
+EndpointReply FabricEngine::Addresses() const {
+  HostAddresses a;
+  a.port = port_;
+  a.id = id_;
+  {
+    std::lock_guard g(mu_);
+    a.addresses = local_;
+  }
+  EndpointReply r;
+  r.content_type = "application/json";
+  r.body = AddressesToJson(a);
+  return r;
+}
+
+EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
+  EndpointReply reply;
+  if (!req.query_ok) {
+    reply.status = 400;
+    reply.body = "bad query string\n";
+    return reply;
+  }
+  std::vector<PeerSpec> peers;
+  std::map<std::string, HostAddresses> known;
+  std::vector<DeviceAddress> local;
+  {
+    std::lock_guard g(mu_);
+    peers = peers_;
+    local = local_;
+    for (const auto& [h, r] : remotes_) {
+      if (r.known) known[h] = r.addresses;
+    }
+  }
+  auto target = ParseProbeRequest(req.query, peers, known, cfg_.exchange_port);
+  if (!target) {
+    reply.status = 400;
+    reply.body = target.error().message + "\n";
+    return reply;
+  }
+  std::unique_lock busy(on_demand_, std::try_to_lock);
+  if (!busy.owns_lock()) {
+    reply.status = 503;
+    reply.body = "another /probe round is running\n";
+    return reply;
+  }
+  const auto start = Clock::now();
+  HostAddresses remote;
+  if (auto it = known.find(target->peer.host); it != known.end()) {
+    remote = it->second;
+  } else {
+    const int port = target->peer.exchange_port != 0
+                         ? target->peer.exchange_port
+                         : cfg_.exchange_port;
+    auto body = deps_.http_get(target->peer.host, port, "/fabric/addresses",
+                               kExchangeTimeout);
+    auto parsed =
+        body ? ParseAddressesJson(*body) : Result<HostAddresses>(body.error());
+    if (parsed) remote = std::move(*parsed);
+  }
+  if (!target->remote_ip.empty()) {
+    std::erase_if(remote.addresses, [&](const DeviceAddress& a) {
+      return a.ip != target->remote_ip;
+    });
+  }
+  if (!target->device.empty()) {
+    std::erase_if(local, [&](const DeviceAddress& a) {
+      return a.device != target->device;
+    });
+  }
+  std::vector<probe::Operation> ops = cfg_.operations;
+  if (target->operation) ops = {*target->operation};
+  MetricSet out;
+  bool all_ok = true;
+  std::set<std::pair<std::string, std::string>> done;
+  const auto pairs = PairAddresses(local, remote.addresses, cfg_.pairing);
+  if (pairs.empty()) all_ok = false;
+  for (const auto& p : pairs) {
+    if (!done.insert({p.local.device, p.remote.device}).second) continue;
+    LinkKey key{{p.local.device, target->peer.host, p.remote.device},
+                p.local.ip,
+                p.remote.ip,
+                remote.port};
+    ConnectSpec spec = Spec(key);
+    for (auto op : ops) {
+      if (op == probe::Operation::kSend) spec.ops |= kOpSend;
+      if (op == probe::Operation::kWrite) spec.ops |= kOpWrite;
+      if (op == probe::Operation::kRead) spec.ops |= kOpRead;
+    }
+    ConnectFailure failure;
+    auto link = RcLink::Connect(spec, failure);
+    for (auto op : ops) {
+      double sum = 0;
+      int n = 0;
+      int failed = 0;
+      for (int i = 0; i < cfg_.iterations; ++i) {
+        if (!link) {
+          ++failed;
+          continue;
+        }
+        const auto r = link->Ping(op, cfg_.sizes.front(), cfg_.op_timeout);
+        if (r.kind == PingResult::Kind::kOk) {
+          sum += r.seconds;
+          ++n;
+        } else {
+          ++failed;
+          link.reset();
+        }
+      }
+      if (failed > 0) all_ok = false;
+      if (n > 0) {
+        out.Add(families::kProbeRtt,
+                {{"device", p.local.device},
+                 {"remote_device", p.remote.device},
+                 {"operation", probe::OperationName(op)}},
+                sum / n);
+      }
+      out.Add(families::kProbeFailures,
+              {{"device", p.local.device},
+               {"remote_device", p.remote.device},
+               {"operation", probe::OperationName(op)}},
+              failed);
+    }
+  }
+  out.Add(families::kProbeSuccess, {}, all_ok ? 1 : 0);
+  out.Add(families::kProbeDuration, {},
+          std::chrono::duration<double>(Clock::now() - start).count());
+  reply.metrics = std::move(out);
+  return reply;
+}
+
+}  // namespace rnic::fabric

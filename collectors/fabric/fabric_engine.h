@@ -1,0 +1,114 @@
+// The fabric probe's initiator: one thread that, every interval, refreshes
+// the peer set, learns each peer's RDMA addresses from its exporter (GET
+// /fabric/addresses), keeps one RC connection per probed device pair
+// (reconnecting with exponential backoff) and runs the configured
+// ping-pongs on each, paced by the probe's CpuPacer. It also owns the
+// responder and answers the two HTTP endpoints.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectors/common/http_endpoints.h"
+#include "collectors/common/log_once.h"
+#include "collectors/fabric/addresses.h"
+#include "collectors/fabric/fabric_config.h"
+#include "collectors/fabric/fabric_stats.h"
+#include "collectors/fabric/http_get.h"
+#include "collectors/fabric/peer_sources.h"
+#include "collectors/fabric/probe_target.h"
+#include "collectors/fabric/rc_link.h"
+#include "collectors/fabric/responder.h"
+
+namespace rnic::fabric {
+
+// The selected local devices' addresses, read again every round.
+using LocalReader = std::function<std::vector<DeviceAddress>()>;
+
+struct EngineDeps {
+  LocalReader local;
+  Resolver resolver;
+  HttpGet http_get;
+};
+
+// The peer label value "self": probes between this host's own devices.
+inline constexpr char kSelf[] = "self";
+
+class FabricEngine {
+ public:
+  FabricEngine(FabricConfig cfg, int port, int tos,
+               std::shared_ptr<FabricStats> stats, EngineDeps deps);
+  ~FabricEngine();
+  FabricEngine(const FabricEngine&) = delete;
+  FabricEngine& operator=(const FabricEngine&) = delete;
+
+  void Start();
+  void Stop();
+
+  // GET /fabric/addresses.
+  [[nodiscard]] EndpointReply Addresses() const;
+  // GET /probe: one round to the target, on fresh connections.
+  [[nodiscard]] EndpointReply ProbeOnce(const EndpointRequest& req);
+
+ private:
+  struct LinkKey {
+    PairKey pair;
+    std::string local_ip;
+    std::string remote_ip;
+    int port = 0;
+    auto operator<=>(const LinkKey&) const = default;
+  };
+  struct LinkState {
+    std::string group;
+    std::unique_ptr<RcLink> link;
+    std::chrono::milliseconds backoff{0};
+    std::chrono::steady_clock::time_point next_attempt{};
+  };
+  struct Remote {
+    HostAddresses addresses;
+    bool known = false;
+    std::chrono::steady_clock::time_point next_fetch{};
+  };
+
+  void Loop();
+  void Round();
+  void Exchange(std::chrono::steady_clock::time_point now);
+  [[nodiscard]] std::map<LinkKey, std::string> WantedLinks(
+      const std::vector<DeviceAddress>& local);
+  void Probe(const LinkKey& key, LinkState& s);
+  [[nodiscard]] ConnectSpec Spec(const LinkKey& key) const;
+  [[nodiscard]] std::uint32_t OpBits() const;
+
+  FabricConfig cfg_;
+  int port_;
+  int tos_;
+  std::string id_;  // HostAddresses::id of this process
+  std::shared_ptr<FabricStats> stats_;
+  EngineDeps deps_;
+  PeerSources sources_;
+  Responder responder_;
+
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex wake_mu_;
+  std::condition_variable wake_;
+
+  mutable std::mutex mu_;  // what the HTTP endpoints read
+  std::vector<DeviceAddress> local_;
+  std::vector<PeerSpec> peers_;
+  std::map<std::string, Remote> remotes_;
+
+  std::map<LinkKey, LinkState> links_;  // engine thread only
+  std::mutex on_demand_;                // one /probe round at a time
+  LogOnce log_{"fabric"};
+};
+
+}  // namespace rnic::fabric

@@ -1,0 +1,268 @@
+#include "collectors/fabric/fabric_stats.h"
+
+#include "collectors/fabric/fabric_families.h"
+#include "collectors/probe/probe_stats.h"
+#include "collectors/probe/registry_snapshot.h"
+
+namespace rnic::fabric {
+namespace {
+
+template <typename Builder>
+auto& Build(Builder b, const FamilyDesc& d, prometheus::Registry& r) {
+  return b.Name(std::string(d.name)).Help(std::string(d.help)).Register(r);
+}
+
+}  // namespace
+
+FabricStats::FabricStats(std::string group_by)
+    : group_by_(std::move(group_by)),
+      registry_(std::make_shared<prometheus::Registry>()),
+      rtt_(Build(prometheus::BuildHistogram(), families::kRtt, *registry_)),
+      group_rtt_(
+          Build(prometheus::BuildHistogram(), families::kGroupRtt, *registry_)),
+      probes_(Build(prometheus::BuildCounter(), families::kProbes, *registry_)),
+      errors_(Build(prometheus::BuildCounter(), families::kCompletionErrors,
+                    *registry_)),
+      connect_failures_(Build(prometheus::BuildCounter(),
+                              families::kConnectFailures, *registry_)),
+      up_(Build(prometheus::BuildGauge(), families::kPeerUp, *registry_)),
+      reconnects_(
+          Build(prometheus::BuildCounter(), families::kReconnects, *registry_)),
+      last_connected_(Build(prometheus::BuildGauge(), families::kLastConnected,
+                            *registry_)),
+      exchange_failures_(Build(prometheus::BuildCounter(),
+                               families::kAddressExchangeFailures, *registry_)),
+      peers_(Build(prometheus::BuildGauge(), families::kPeers, *registry_)),
+      pairs_(Build(prometheus::BuildGauge(), families::kPairs, *registry_)),
+      responder_connections_(Build(prometheus::BuildGauge(),
+                                   families::kResponderConnections,
+                                   *registry_)),
+      accepted_(Build(prometheus::BuildCounter(), families::kResponderAccepted,
+                      *registry_)),
+      refused_(Build(prometheus::BuildCounter(), families::kResponderRefused,
+                     *registry_)),
+      cpu_seconds_(
+          Build(prometheus::BuildCounter(), families::kCpuSeconds, *registry_)
+              .Add({})),
+      budget_delay_(
+          Build(prometheus::BuildCounter(), families::kBudgetDelay, *registry_)
+              .Add({})) {
+  peers_.Add({}).Set(0);
+  pairs_.Add({}).Set(0);
+}
+
+prometheus::Labels FabricStats::PairLabels(const PairKey& k) const {
+  return {{"device", k.device},
+          {"peer", k.peer},
+          {"remote_device", k.remote_device}};
+}
+
+FabricStats::PairSeries& FabricStats::Pair(const PairKey& k) {
+  auto [it, fresh] = pairs_map_.try_emplace(k);
+  if (fresh) {
+    const auto l = PairLabels(k);
+    it->second.up = &up_.Add(l);
+    it->second.last_connected = &last_connected_.Add(l);
+    it->second.reconnects = &reconnects_.Add(l);
+  }
+  return it->second;
+}
+
+void FabricStats::RecordRtts(const PairKey& k, const std::string& group,
+                             probe::Operation op, std::uint32_t size,
+                             std::span<const double> seconds) {
+  std::lock_guard g(mu_);
+  const std::string opname = probe::OperationName(op);
+  Histogram* h = nullptr;
+  if (!group_by_.empty()) {
+    GroupKey gk{k.device, group, opname, size};
+    auto it = groups_.find(gk);
+    if (it == groups_.end()) {
+      it = groups_
+               .emplace(gk,
+                        &group_rtt_.Add({{"device", k.device},
+                                         {"group", group},
+                                         {"operation", opname},
+                                         {"size_bytes", std::to_string(size)}},
+                                        probe::LatencyBuckets()))
+               .first;
+    }
+    h = it->second;
+  } else {
+    auto& p = Pair(k);
+    auto& slot = p.rtt[{opname, size}];
+    if (slot == nullptr) {
+      auto l = PairLabels(k);
+      l["operation"] = opname;
+      l["size_bytes"] = std::to_string(size);
+      slot = &rtt_.Add(l, probe::LatencyBuckets());
+    }
+    h = slot;
+  }
+  for (double s : seconds) h->Observe(s);
+}
+
+void FabricStats::RecordProbes(const PairKey& k, probe::Operation op,
+                               const std::string& result, std::uint64_t n) {
+  std::lock_guard g(mu_);
+  auto& p = Pair(k);
+  const std::string opname = probe::OperationName(op);
+  auto& slot = p.probes[{opname, result}];
+  if (slot == nullptr) {
+    auto l = PairLabels(k);
+    l["operation"] = opname;
+    l["result"] = result;
+    slot = &probes_.Add(l);
+  }
+  slot->Increment(static_cast<double>(n));
+}
+
+void FabricStats::RecordCompletionError(const PairKey& k, probe::Operation op,
+                                        const std::string& status) {
+  std::lock_guard g(mu_);
+  auto& p = Pair(k);
+  const std::string opname = probe::OperationName(op);
+  auto& slot = p.errors[{opname, status}];
+  if (slot == nullptr) {
+    auto l = PairLabels(k);
+    l["operation"] = opname;
+    l["status"] = status;
+    slot = &errors_.Add(l);
+  }
+  slot->Increment();
+}
+
+void FabricStats::RecordConnectFailure(const PairKey& k,
+                                       const std::string& event) {
+  std::lock_guard g(mu_);
+  auto& p = Pair(k);
+  auto& slot = p.connect_failures[event];
+  if (slot == nullptr) {
+    auto l = PairLabels(k);
+    l["event"] = event;
+    slot = &connect_failures_.Add(l);
+  }
+  slot->Increment();
+}
+
+void FabricStats::RecordConnected(const PairKey& k, double unix_seconds) {
+  std::lock_guard g(mu_);
+  auto& p = Pair(k);
+  if (p.connected_before) p.reconnects->Increment();
+  p.connected_before = true;
+  p.last_connected->Set(unix_seconds);
+}
+
+void FabricStats::SetPeerUp(const PairKey& k, bool up) {
+  std::lock_guard g(mu_);
+  Pair(k).up->Set(up ? 1 : 0);
+}
+
+void FabricStats::ForgetPair(const PairKey& k) {
+  std::lock_guard g(mu_);
+  auto it = pairs_map_.find(k);
+  if (it == pairs_map_.end()) return;
+  auto& p = it->second;
+  up_.Remove(p.up);
+  last_connected_.Remove(p.last_connected);
+  reconnects_.Remove(p.reconnects);
+  for (auto& [_, h] : p.rtt) rtt_.Remove(h);
+  for (auto& [_, c] : p.probes) probes_.Remove(c);
+  for (auto& [_, c] : p.errors) errors_.Remove(c);
+  for (auto& [_, c] : p.connect_failures) connect_failures_.Remove(c);
+  pairs_map_.erase(it);
+}
+
+void FabricStats::RecordExchangeFailure(const std::string& peer) {
+  std::lock_guard g(mu_);
+  auto& slot = exchange_[peer];
+  if (slot == nullptr) slot = &exchange_failures_.Add({{"peer", peer}});
+  slot->Increment();
+}
+
+void FabricStats::ForgetPeer(const std::string& peer) {
+  std::lock_guard g(mu_);
+  if (auto it = exchange_.find(peer); it != exchange_.end()) {
+    exchange_failures_.Remove(it->second);
+    exchange_.erase(it);
+  }
+}
+
+void FabricStats::SetPeers(std::size_t peers, std::size_t pairs) {
+  peers_.Add({}).Set(static_cast<double>(peers));
+  pairs_.Add({}).Set(static_cast<double>(pairs));
+}
+
+void FabricStats::SetResponderConnections(const std::string& dev, int n) {
+  std::lock_guard g(mu_);
+  auto& slot = responder_[dev];
+  if (slot == nullptr) slot = &responder_connections_.Add({{"device", dev}});
+  slot->Set(n);
+}
+
+void FabricStats::RecordAccepted(const std::string& dev) {
+  std::lock_guard g(mu_);
+  auto& slot = accepted_map_[dev];
+  if (slot == nullptr) slot = &accepted_.Add({{"device", dev}});
+  slot->Increment();
+}
+
+void FabricStats::RecordRefused(const std::string& dev,
+                                const std::string& reason) {
+  std::lock_guard g(mu_);
+  auto& slot = refused_map_[{dev, reason}];
+  if (slot == nullptr)
+    slot = &refused_.Add({{"device", dev}, {"reason", reason}});
+  slot->Increment();
+}
+
+void FabricStats::AddCpuSeconds(double s) { cpu_seconds_.Increment(s); }
+void FabricStats::AddBudgetDelay(double s) { budget_delay_.Increment(s); }
+
+void FabricStats::AppendTo(MetricSet& out) const {
+  probe::AppendCollected(registry_->Collect(), out, families::kAll);
+}
+
+std::optional<prometheus::ClientMetric::Histogram> FabricStats::Rtt(
+    const PairKey& k, probe::Operation op, std::uint32_t size) const {
+  std::lock_guard g(mu_);
+  auto it = pairs_map_.find(k);
+  if (it == pairs_map_.end()) return std::nullopt;
+  auto h = it->second.rtt.find({probe::OperationName(op), size});
+  if (h == it->second.rtt.end()) return std::nullopt;
+  return h->second->Collect().histogram;
+}
+
+std::optional<prometheus::ClientMetric::Histogram> FabricStats::GroupRtt(
+    const std::string& device, const std::string& group, probe::Operation op,
+    std::uint32_t size) const {
+  std::lock_guard g(mu_);
+  auto it = groups_.find({device, group, probe::OperationName(op), size});
+  if (it == groups_.end()) return std::nullopt;
+  return it->second->Collect().histogram;
+}
+
+double FabricStats::Probes(const PairKey& k, probe::Operation op,
+                           const std::string& result) const {
+  std::lock_guard g(mu_);
+  auto it = pairs_map_.find(k);
+  if (it == pairs_map_.end()) return 0;
+  auto c = it->second.probes.find({probe::OperationName(op), result});
+  return c == it->second.probes.end() ? 0 : c->second->Value();
+}
+
+double FabricStats::Refused(const std::string& dev,
+                            const std::string& reason) const {
+  std::lock_guard g(mu_);
+  auto it = refused_map_.find({dev, reason});
+  return it == refused_map_.end() ? 0 : it->second->Value();
+}
+
+std::optional<double> FabricStats::PeerUp(const PairKey& k) const {
+  std::lock_guard g(mu_);
+  auto it = pairs_map_.find(k);
+  if (it == pairs_map_.end()) return std::nullopt;
+  return it->second.up->Value();
+}
+
+}  // namespace rnic::fabric

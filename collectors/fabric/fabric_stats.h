@@ -1,0 +1,132 @@
+// What the fabric probe's threads accumulate and the collector snapshots:
+// prometheus-cpp instruments in a registry of its own, as ProbeStats does
+// for the loopback probe (same buckets, same snapshot path). Series of a
+// pair leave with the pair (a peer dropped from the peer set), so the
+// series count follows the peer set, never its history.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+
+#include "collectors/common/metric_set.h"
+#include "collectors/probe/probe_config.h"
+
+namespace rnic::fabric {
+
+// One probed pair: local device, peer host, remote device.
+struct PairKey {
+  std::string device;
+  std::string peer;
+  std::string remote_device;
+  auto operator<=>(const PairKey&) const = default;
+};
+
+class FabricStats {
+ public:
+  // `group_by`: a peer label; when set, RTTs go into one histogram per value
+  // of that label (rnic_fabric_group_rtt_seconds) instead of one per pair.
+  explicit FabricStats(std::string group_by = "");
+
+  // `group` is the peer's value of the group_by label ("" when it has none).
+  void RecordRtts(const PairKey& k, const std::string& group,
+                  probe::Operation op, std::uint32_t size,
+                  std::span<const double> seconds);
+  // result: ok, timeout, completion_error, not_connected.
+  void RecordProbes(const PairKey& k, probe::Operation op,
+                    const std::string& result, std::uint64_t n = 1);
+  void RecordCompletionError(const PairKey& k, probe::Operation op,
+                             const std::string& status);
+  void RecordConnectFailure(const PairKey& k, const std::string& event);
+  // A connection was established at `unix_seconds`; not the first: a
+  // reconnect.
+  void RecordConnected(const PairKey& k, double unix_seconds);
+  void SetPeerUp(const PairKey& k, bool up);
+  // Drops every series of the pair (it left the peer set).
+  void ForgetPair(const PairKey& k);
+
+  void RecordExchangeFailure(const std::string& peer);
+  void ForgetPeer(const std::string& peer);
+  void SetPeers(std::size_t peers, std::size_t pairs);
+
+  void SetResponderConnections(const std::string& dev, int n);
+  void RecordAccepted(const std::string& dev);
+  void RecordRefused(const std::string& dev, const std::string& reason);
+
+  void AddCpuSeconds(double s);
+  void AddBudgetDelay(double s);
+
+  void AppendTo(MetricSet& out) const;
+
+  // For tests.
+  [[nodiscard]] std::optional<prometheus::ClientMetric::Histogram> Rtt(
+      const PairKey& k, probe::Operation op, std::uint32_t size) const;
+  [[nodiscard]] std::optional<prometheus::ClientMetric::Histogram> GroupRtt(
+      const std::string& device, const std::string& group, probe::Operation op,
+      std::uint32_t size) const;
+  [[nodiscard]] double Probes(const PairKey& k, probe::Operation op,
+                              const std::string& result) const;
+  [[nodiscard]] double Refused(const std::string& dev,
+                               const std::string& reason) const;
+  [[nodiscard]] std::optional<double> PeerUp(const PairKey& k) const;
+
+ private:
+  using Counter = prometheus::Counter;
+  using Gauge = prometheus::Gauge;
+  using Histogram = prometheus::Histogram;
+  struct PairSeries {
+    Gauge* up = nullptr;
+    Gauge* last_connected = nullptr;
+    Counter* reconnects = nullptr;
+    bool connected_before = false;
+    std::map<std::tuple<std::string, std::uint32_t>, Histogram*> rtt;
+    std::map<std::tuple<std::string, std::string>, Counter*> probes;
+    std::map<std::tuple<std::string, std::string>, Counter*> errors;
+    std::map<std::string, Counter*> connect_failures;
+  };
+  using GroupKey =
+      std::tuple<std::string, std::string, std::string, std::uint32_t>;
+
+  PairSeries& Pair(const PairKey& k);  // callers hold mu_
+  [[nodiscard]] prometheus::Labels PairLabels(const PairKey& k) const;
+
+  std::string group_by_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  prometheus::Family<Histogram>& rtt_;
+  prometheus::Family<Histogram>& group_rtt_;
+  prometheus::Family<Counter>& probes_;
+  prometheus::Family<Counter>& errors_;
+  prometheus::Family<Counter>& connect_failures_;
+  prometheus::Family<Gauge>& up_;
+  prometheus::Family<Counter>& reconnects_;
+  prometheus::Family<Gauge>& last_connected_;
+  prometheus::Family<Counter>& exchange_failures_;
+  prometheus::Family<Gauge>& peers_;
+  prometheus::Family<Gauge>& pairs_;
+  prometheus::Family<Gauge>& responder_connections_;
+  prometheus::Family<Counter>& accepted_;
+  prometheus::Family<Counter>& refused_;
+  Counter& cpu_seconds_;
+  Counter& budget_delay_;
+
+  mutable std::mutex mu_;
+  std::map<PairKey, PairSeries> pairs_map_;
+  std::map<GroupKey, Histogram*> groups_;
+  std::map<std::string, Counter*> exchange_;
+  std::map<std::string, Gauge*> responder_;
+  std::map<std::string, Counter*> accepted_map_;
+  std::map<std::tuple<std::string, std::string>, Counter*> refused_map_;
+};
+
+}  // namespace rnic::fabric

@@ -1,0 +1,103 @@
+// The engine's host-testable side: peers, the address exchange, pairing,
+// self-detection, the endpoints and the failure accounting of a pair whose
+// connection cannot be made (no RDMA here, or an address that does not
+// exist: either way the pair is down and counted, never a crash).
+#include "collectors/fabric/fabric_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace rnic::fabric {
+namespace {
+
+using probe::Operation;
+
+bool WaitFor(const std::function<bool()>& cond) {
+  for (int i = 0; i < 3000 && !cond(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return cond();
+}
+
+std::string Sample(const EndpointReply& r, const std::string& name) {
+  if (!r.metrics) return "";
+  for (const auto& f : r.metrics->families()) {
+    if (f.name == name && !f.metric.empty())
+      return std::to_string(f.metric[0].gauge.value);
+  }
+  return "";
+}
+
+TEST(FabricEngineTest, PairsFromTheExchangeAreProbedAndCounted) {
+  FabricConfig cfg;
+  cfg.peers = {{"node-b", 0, {}}, {"node-self", 0, {}}, {"node-down", 0, {}}};
+  cfg.interval = std::chrono::milliseconds(100);
+  cfg.connect_timeout = std::chrono::milliseconds(50);
+  cfg.backoff_initial = std::chrono::milliseconds(10);
+  cfg.backoff_max = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  auto stats = std::make_shared<FabricStats>();
+  std::string self_json;
+  std::mutex mu;
+  std::map<std::string, int> asked;
+  EngineDeps deps;
+  // TEST-NET-1: an address no host has.
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24},
+                                      {"mlx5_1", "198.51.100.1", 24}};
+  };
+  deps.resolver = nullptr;
+  deps.http_get = [&](const std::string& host, int port, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::lock_guard g(mu);
+    ++asked[host + ":" + std::to_string(port)];
+    if (host == "node-b") {
+      return AddressesToJson(
+          {18531, "beef", {{"mlx5_0", "192.0.2.2", 24}}});  // rail 0 only
+    }
+    if (host == "node-self") return self_json;
+    return Error{"connection refused"};
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
+  self_json = engine.Addresses().body;  // before Start: no race
+  ASSERT_NE(self_json.find("\"id\":\""), std::string::npos);
+  engine.Start();
+  const PairKey pair{"mlx5_0", "node-b", "mlx5_0"};
+  ASSERT_TRUE(WaitFor([&] {
+    return stats->Probes(pair, Operation::kSend, "not_connected") >= 2;
+  }));
+  EXPECT_EQ(stats->PeerUp(pair), 0.0);
+  // Rail 1 has no partner on node-b; node-self is this engine; node-down
+  // never answered the exchange: no pairs for any of them.
+  EXPECT_FALSE(stats->PeerUp({"mlx5_1", "node-b", "mlx5_0"}).has_value());
+  EXPECT_FALSE(stats->PeerUp({"mlx5_0", "node-self", "mlx5_0"}).has_value());
+  EXPECT_FALSE(stats->PeerUp({"mlx5_0", "node-down", "mlx5_0"}).has_value());
+  {
+    std::lock_guard g(mu);
+    EXPECT_GE(asked["node-b:9709"], 1);
+    EXPECT_GE(asked["node-down:9709"], 1);
+  }
+  // The local addresses as a peer sees them.
+  const auto mine = ParseAddressesJson(engine.Addresses().body);
+  ASSERT_TRUE(mine.ok());
+  EXPECT_EQ(mine->addresses.size(), 2u);
+  // /probe: outside the peer set refused, a peer probed (and failing here).
+  EndpointRequest req;
+  req.query = {{"target", "8.8.8.8"}};
+  auto r = engine.ProbeOnce(req);
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body, "target 8.8.8.8 is not in the peer set\n");
+  req.query = {{"target", "192.0.2.2"}, {"operation", "send"}};
+  r = engine.ProbeOnce(req);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(Sample(r, "rnic_fabric_probe_success"), "0.000000");
+  EXPECT_EQ(Sample(r, "rnic_fabric_probe_failures"),
+            std::to_string(static_cast<double>(cfg.iterations)));
+  req.query_ok = false;
+  EXPECT_EQ(engine.ProbeOnce(req).status, 400);
+  engine.Stop();
+}
+
+}  // namespace
+}  // namespace rnic::fabric
