@@ -76,16 +76,23 @@ void FabricEngine::Loop() {
   const double share = cfg_.cpu_budget_percent / 100.0;
   probe::CpuPacer pacer(share, share * 10.0, 30.0);
   double cpu_last = probe::ThreadCpuSeconds();
+  double total_last = stats_->CpuSeconds();
   auto wall_last = Clock::now();
   while (!stop_) {
     const auto start = Clock::now();
     Round();
     const double cpu = probe::ThreadCpuSeconds();
     stats_->AddCpuSeconds(cpu - cpu_last);
+    cpu_last = cpu;
+    // The budget covers the responder too: what peers cost this host slows
+    // its own rounds, so in a mesh where every host does the same the
+    // whole probe stays within fabric.cpu_budget_percent.
+    const double total = stats_->CpuSeconds();
     const auto now = Clock::now();
     const auto pace = pacer.AfterRound(
-        std::chrono::duration<double>(now - wall_last).count(), cpu - cpu_last);
-    cpu_last = cpu;
+        std::chrono::duration<double>(now - wall_last).count(),
+        total - total_last);
+    total_last = total;
     wall_last = now;
     auto next = start + cfg_.interval;
     if (now + pace > next) {

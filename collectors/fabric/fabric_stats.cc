@@ -217,6 +217,7 @@ void FabricStats::RecordRefused(const std::string& dev,
 }
 
 void FabricStats::AddCpuSeconds(double s) { cpu_seconds_.Increment(s); }
+double FabricStats::CpuSeconds() const { return cpu_seconds_.Value(); }
 void FabricStats::AddBudgetDelay(double s) { budget_delay_.Increment(s); }
 
 void FabricStats::AppendTo(MetricSet& out) const {

@@ -65,6 +65,8 @@ class FabricStats {
   void RecordRefused(const std::string& dev, const std::string& reason);
 
   void AddCpuSeconds(double s);
+  // CPU of the initiator and the responder threads so far.
+  [[nodiscard]] double CpuSeconds() const;
   void AddBudgetDelay(double s);
 
   void AppendTo(MetricSet& out) const;

@@ -236,6 +236,16 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
     echo "      - targets: ['127.0.0.1:${FWD_PORT[$i]}']"
     echo "        labels: {vm: ${NAMES[$i]}}"
   done
+  # More jobs of the case (e.g. blackbox-style /probe scrapes):
+  # prometheus-jobs.yml, with @EXPORTER_<VM>@ replaced by that VM's
+  # forwarded host:port.
+  if [ -f "$CASE_DIR/prometheus-jobs.yml" ]; then
+    subst=()
+    for i in "${!NAMES[@]}"; do
+      subst+=(-e "s/@EXPORTER_${NAMES[$i]^^}@/127.0.0.1:${FWD_PORT[$i]}/g")
+    done
+    sed "${subst[@]}" "$CASE_DIR/prometheus-jobs.yml"
+  fi
 } >"$PROM_CFG"
 start_prometheus() {
   local n

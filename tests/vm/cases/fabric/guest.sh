@@ -1,0 +1,60 @@
+# The fabric probe between two hosts (see host.py for what Prometheus must
+# see). Before the exporter starts, perftest measures the same paths
+# (ib_send_lat, ib_write_lat over rxe0) for the README's side-by-side.
+sed "s/PEER/$PEER_IP/" /case/fabric.yml >/tmp/fabric.yml
+ping -c 1 -W 20 "$PEER_IP" >/dev/null || fail "peer $PEER_IP unreachable over eth0"
+ping -c 1 -W 20 "$PEER_IP2" >/dev/null || fail "peer $PEER_IP2 unreachable over eth2"
+
+# --- perftest on the same path, same VMs ------------------------------------
+for t in send write; do
+  if [ "$VM_NAME" = server ]; then
+    signal "perftest-$t-ready"
+    ib_${t}_lat -d rxe0 -x 1 -s 64 -n 500 -F >"$VMOUT/ib_${t}_lat.txt" 2>&1 ||
+      { cat "$VMOUT/ib_${t}_lat.txt"; fail "ib_${t}_lat server"; }
+  else
+    wait_for "perftest-$t-ready" 60 || fail "server not ready for ib_${t}_lat"
+    i=0
+    until ib_${t}_lat -d rxe0 -x 1 -s 64 -n 500 -F "$PEER_IP" >"$VMOUT/ib_${t}_lat.txt" 2>&1; do
+      i=$((i + 1))
+      [ $i -lt 20 ] || { cat "$VMOUT/ib_${t}_lat.txt"; fail "ib_${t}_lat client"; }
+      sleep 0.5
+    done
+    signal "perftest-$t-done" "$(awk '$1 == 64 && NF >= 5 { print $5 }' "$VMOUT/ib_${t}_lat.txt")"
+  fi
+  [ "$VM_NAME" = client ] || wait_for "perftest-$t-done" 60 || fail "ib_${t}_lat never finished"
+done
+
+FLAGS="--collector.fabric --collector.fabric.devices=rxe0|rxe2 --config.file=/tmp/fabric.yml"
+# shellcheck disable=SC2086
+start_exporter $FLAGS
+signal "$VM_NAME-up"
+
+if [ "$VM_NAME" = client ]; then
+  wait_for delay-on 200 || fail "host never asked for the delay"
+  tc qdisc add dev eth0 root netem delay 2ms || fail "tc netem delay"
+  signal delay-is-on
+  wait_for loss-on 200 || fail "host never asked for the loss"
+  tc qdisc change dev eth0 root netem loss 5% || fail "tc netem loss"
+  signal loss-is-on
+  wait_for loss-off 200 || fail "host never asked to end the loss"
+  tc qdisc del dev eth0 root
+  signal loss-is-off
+  # A host outside the peer set: an address the server does not know.
+  wait_for stranger 200 || fail "host never asked for the stranger"
+  ip addr add 10.0.3.99/24 dev eth0
+  rping -c -a "$PEER_IP" -I 10.0.3.99 -p 18530 -C 1 -v >/tmp/rping.txt 2>&1
+  say "rping from 10.0.3.99 (expected to be refused): $(tail -1 /tmp/rping.txt)"
+  ip addr del 10.0.3.99/24 dev eth0
+  signal stranger-done
+else
+  # The peer goes down: the server's exporter stops, and comes back.
+  wait_for peer-down 300 || fail "host never asked for the peer to go down"
+  stop_exporter
+  signal peer-is-down
+  wait_for peer-back 120 || fail "host never asked for the peer to come back"
+  # shellcheck disable=SC2086
+  start_exporter $FLAGS
+  signal peer-is-back
+fi
+wait_host 300 || fail "host side failed"
+stop_exporter

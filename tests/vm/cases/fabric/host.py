@@ -1,0 +1,132 @@
+"""The fabric probe between two VMs, seen through a real Prometheus:
+1. both hosts probe each other on both subnets (rxe0<->rxe0 over 10.0.3.0/24,
+   rxe2<->rxe2 over 10.0.4.0/24) and never across subnets;
+2. 2 ms of netem delay on the client's eth0 raises the pair's mean RTT by
+   2 ms (+-20 %);
+3. 5 % loss makes timeouts or retries move while peer_up stays 1;
+4. a connection from an address outside the server's peer set is refused
+   and counted;
+5. the server's exporter stops: the client's peer_up goes 0 and connect
+   failures are counted; once it is back, the pair reconnects by itself;
+6. the probe's CPU stays within its budget.
+The RTT is put side by side with ib_send_lat / ib_write_lat (run first by the
+guests over the same path)."""
+
+import rnicvm
+
+PAIR0 = 'device="rxe0",remote_device="rxe0"'
+PAIR2 = 'device="rxe2",remote_device="rxe2"'
+
+
+def mean_rtt(prom, vm, pair, op, window="20s"):
+    sel = f'vm="{vm}",{pair},operation="{op}"'
+    return prom.value(f'sum(rate(rnic_fabric_rtt_seconds_sum{{{sel}}}[{window}])) / '
+                      f'sum(rate(rnic_fabric_rtt_seconds_count{{{sel}}}[{window}]))')
+
+
+def p50_rtt(prom, vm, pair, op, window="20s"):
+    sel = f'vm="{vm}",{pair},operation="{op}"'
+    return prom.value(f'histogram_quantile(0.5, sum by (le) '
+                      f'(rate(rnic_fabric_rtt_seconds_bucket{{{sel}}}[{window}])))')
+
+
+def run():
+    prom = rnicvm.Prometheus()
+    for vm in ("server", "client"):
+        rnicvm.wait_guest(f"{vm}-up", timeout=240)
+    prom.wait_up(count=2, timeout=30)
+
+    # 1. Both directions, both subnets; no pair across subnets.
+    for vm in ("server", "client"):
+        for pair in (PAIR0, PAIR2):
+            prom.wait_value(f'rnic_fabric_peer_up{{vm="{vm}",{pair}}}', lambda v: v == 1,
+                            timeout=90)
+            prom.wait_value(f'sum(rnic_fabric_rtt_seconds_count{{vm="{vm}",{pair}}})',
+                            lambda v: v > 20, timeout=60)
+    cross = prom.query('rnic_fabric_peer_up{device="rxe0",remote_device="rxe2"} or '
+                       'rnic_fabric_peer_up{device="rxe2",remote_device="rxe0"}')
+    if cross:
+        raise rnicvm.CheckFailed(f"pairs across subnets are probed: {cross}")
+    prom.wait_value('rnic_fabric_pairs{vm="client"}', lambda v: v == 2, timeout=10)
+    rnicvm.log("both hosts probe each other on rxe0 and rxe2")
+
+    # Side by side with perftest (one-way latency = RTT / 2).
+    prom.wait_scrapes(20, timeout=60)
+    out = []
+    for op in ("send", "write"):
+        us = rnicvm.wait_guest(f"perftest-{op}-done", timeout=5)
+        rtt = mean_rtt(prom, "client", PAIR0, op)
+        p50 = p50_rtt(prom, "client", PAIR0, op)
+        out.append(f"{op}: fabric mean RTT {rtt * 1e6:.0f} us (p50 ~{p50 * 1e6:.0f} us), "
+                   f"half {rtt * 5e5:.0f} us; ib_{op}_lat t_typical {us} us")
+    for line in out:
+        rnicvm.log(line)
+
+    # 2. Delay, in Prometheus: the median of the /probe rounds it scrapes
+    # (job fabric_probe: one on-demand write round client -> server over
+    # rxe0 every 2 s) before and after 2 ms of netem delay on the client's
+    # eth0. The median of round means shrugs off the long tail that CPU
+    # contention on a shared machine gives single probes.
+    med = ('quantile_over_time(0.5, rnic_fabric_probe_rtt_seconds{job="fabric_probe",'
+           'device="rxe0",remote_device="rxe0",operation="write"}[40s])')
+    prom.wait_value('count_over_time(rnic_fabric_probe_success{job="fabric_probe"}[40s])',
+                    lambda v: v >= 15, timeout=90)
+    base = prom.value(med)
+    rnicvm.signal_guest("delay-on")
+    rnicvm.wait_guest("delay-is-on", timeout=60)
+    prom.wait_scrapes(45, timeout=120)
+    delayed = prom.value(med)
+    rise = delayed - base
+    rnicvm.log(f"netem delay 2ms on eth0: median /probe write RTT {base * 1e3:.3f} -> "
+               f"{delayed * 1e3:.3f} ms (+{rise * 1e3:.3f} ms)")
+    if not 1.6e-3 <= rise <= 2.4e-3:
+        raise rnicvm.CheckFailed(f"RTT rose by {rise * 1e3:.3f} ms, not 2 ms +-20 %")
+
+    # 3. Loss: failures move, the peer stays up (probes recover each round).
+    # RC retransmits lost packets (fabric.ack_timeout about 67 ms): probes
+    # that took longer than 50 ms, or failed, count the loss.
+    hurt = ('(sum(rnic_fabric_rtt_seconds_count{vm="client",device="rxe0",remote_device="rxe0"}) - '
+            'sum(rnic_fabric_rtt_seconds_bucket{vm="client",device="rxe0",remote_device="rxe0",le="0.05"})) + '
+            '(sum(rnic_fabric_probes_total{vm="client",device="rxe0",result!="ok"}) or vector(0))')
+    hurt0 = prom.value(hurt)
+    rnicvm.signal_guest("loss-on")
+    rnicvm.wait_guest("loss-is-on", timeout=60)
+    v = prom.wait_value(hurt, lambda v: v > hurt0 + 2, timeout=90)
+    rnicvm.log(f"loss: slow or failed probes {hurt0:g} -> {v:g}")
+    prom.wait_value(f'rnic_fabric_peer_up{{vm="client",{PAIR0}}}', lambda v: v == 1, timeout=60)
+    rnicvm.signal_guest("loss-off")
+    rnicvm.wait_guest("loss-is-off", timeout=60)
+    rnicvm.log("loss: failed probes counted, peer_up back to 1")
+
+    # 4. A stranger is refused.
+    refused0 = prom.value('sum(rnic_fabric_responder_refused_total{vm="server",reason="not_in_peer_set"}) or vector(0)')
+    rnicvm.signal_guest("stranger")
+    rnicvm.wait_guest("stranger-done", timeout=60)
+    prom.wait_value('sum(rnic_fabric_responder_refused_total{vm="server",reason="not_in_peer_set"})',
+                    lambda v: v > refused0, timeout=30)
+    rnicvm.log("a connection from outside the peer set was refused and counted")
+
+    # 5. The peer goes down and comes back.
+    cf0 = prom.value('sum(rnic_fabric_connect_failures_total{vm="client"}) or vector(0)')
+    rc0 = prom.value(f'sum(rnic_fabric_reconnects_total{{vm="client",{PAIR0}}}) or vector(0)')
+    rnicvm.signal_guest("peer-down")
+    rnicvm.wait_guest("peer-is-down", timeout=60)
+    prom.wait_value(f'rnic_fabric_peer_up{{vm="client",{PAIR0}}}', lambda v: v == 0, timeout=60)
+    prom.wait_value('sum(rnic_fabric_connect_failures_total{vm="client"})',
+                    lambda v: v > cf0, timeout=60)
+    prom.wait_alert("RnicFabricPeerUnreachable", "pending", timeout=60)
+    rnicvm.signal_guest("peer-back")
+    rnicvm.wait_guest("peer-is-back", timeout=120)
+    prom.wait_value(f'rnic_fabric_peer_up{{vm="client",{PAIR0}}}', lambda v: v == 1, timeout=120)
+    prom.wait_value(f'sum(rnic_fabric_reconnects_total{{vm="client",{PAIR0}}})',
+                    lambda v: v > rc0, timeout=30)
+    rnicvm.log("peer down: peer_up 0, connect failures counted; back: reconnected by itself")
+
+    # 6. CPU: within the configured 5 % budget (rate over the whole run).
+    cpu = prom.value('max(rate(rnic_fabric_cpu_seconds_total[60s]))')
+    rnicvm.log(f"fabric probe CPU: {cpu * 100:.2f} % of a core (budget 5 %)")
+    if cpu > 0.05 * 1.5:
+        raise rnicvm.CheckFailed(f"fabric probe used {cpu * 100:.2f} % of a core")
+
+
+rnicvm.main(run)
