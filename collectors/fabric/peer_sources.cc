@@ -67,6 +67,15 @@ Resolver SystemResolver() {
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* res = nullptr;
     const int rc = getaddrinfo(name.c_str(), nullptr, &hints, &res);
+    // No such name is an answer: no peers (a headless Service without
+    // ready pods). A failure to ask (EAI_AGAIN, ...) keeps the last list.
+    if (rc == EAI_NONAME
+#ifdef EAI_NODATA
+        || rc == EAI_NODATA
+#endif
+    ) {
+      return std::vector<std::string>{};
+    }
     if (rc != 0) return Error{"resolve " + name + ": " + gai_strerror(rc)};
     std::set<std::string> ips;
     for (addrinfo* a = res; a != nullptr; a = a->ai_next) {

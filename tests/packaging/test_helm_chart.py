@@ -135,6 +135,10 @@ class HelmChartTest(unittest.TestCase):
         self.assertIn("--collector.probe", c["args"])
         self.assertEqual(c["securityContext"]["capabilities"]["add"], ["SYSLOG"])
         self.assertEqual(pod["securityContext"]["runAsUser"], 0)
+        # Kubernetes refuses privileged with allowPrivilegeEscalation false.
+        sc = c["securityContext"]
+        if sc.get("privileged"):
+            self.assertIsNot(sc.get("allowPrivilegeEscalation"), False)
 
     def test_tls_without_secret_name_fails(self):
         rc, docs, err = render({"web": {"tls": {"enabled": True}}})
@@ -146,6 +150,41 @@ class HelmChartTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         c, _ = self.container(docs)
         self.assertEqual(c["readinessProbe"]["httpGet"]["scheme"], "HTTPS")
+
+    def test_fabric_peers_are_the_headless_service(self):
+        rc, docs, err = render({"fabric": {"enabled": True, "devices": "^mlx5",
+                                           "config": {"operations": ["send"],
+                                                      "interval": "2s"}}})
+        self.assertEqual(rc, 0, err)
+        self.assert_objects(docs)
+        c, pod = self.container(docs)
+        self.assert_flags_known(c["args"])
+        self.assertIn("--collector.fabric", c["args"])
+        svc = by_kind(docs, "Service")[0]
+        # Headless: the name resolves to every ready pod (node, hostNetwork).
+        self.assertEqual(svc["spec"].get("clusterIP"), "None")
+        flag = [a for a in c["args"] if a.startswith("--config.file=")]
+        self.assertEqual(len(flag), 1)
+        cfg_path = flag[0].split("=", 1)[1]
+        mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        name = [n for n, p in mounts.items() if p == os.path.dirname(cfg_path)]
+        self.assertEqual(len(name), 1, mounts)
+        cm = [d for d in by_kind(docs, "ConfigMap")
+              if d["metadata"]["name"] == volumes[name[0]]["configMap"]["name"]]
+        self.assertEqual(len(cm), 1)
+        text = cm[0]["data"][os.path.basename(cfg_path)]
+        cfg = yaml.safe_load(text)
+        self.assertEqual(cfg["fabric"]["dns"],
+                         "%s.default.svc.cluster.local:9709" % svc["metadata"]["name"])
+        self.assertEqual(cfg["fabric"]["operations"], ["send"])
+        # The real exporter starts with it (no RDMA here: the probe idles).
+        local = os.path.join(self.tmp, "fabric.yml")
+        with open(local, "w") as f:
+            f.write(text)
+        with Exporter(BIN, ["--collector.disable-defaults", "--collector.fabric",
+                            "--config.file=" + local]) as e:
+            self.assertIn("rnic_scrape_collector_success", e.metrics_text())
 
     def test_tls_and_basic_auth_config_is_served_by_the_exporter(self):
         pki = Pki(self.tmp)

@@ -6,8 +6,9 @@
 # down for a quarter of the cycle (RnicPortDown, RnicProbeFailing).
 CYCLE=${DEMO_CYCLE:-120}
 LOSS=${DEMO_LOSS:-3%}
+sed "s/PEER/$PEER_IP/" /case/demo.yml >/tmp/demo.yml
 start_exporter --collector.probe --collector.perf --collector.kmsg \
-  --config.file=/case/demo.yml
+  --collector.fabric --collector.fabric.devices=rxe0 --config.file=/tmp/demo.yml
 signal "$VM_NAME-up"
 ping -c 1 -W 20 "$PEER_IP" >/dev/null || fail "peer $PEER_IP unreachable over eth0"
 wait_for demo-go 300 || fail "host never started the demo"

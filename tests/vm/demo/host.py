@@ -11,6 +11,8 @@ QUERIES = [
     ("probe p50", 'histogram_quantile(0.5, sum by (vm, device, operation, le) '
                   '(rate(rnic_probe_latency_seconds_bucket[10s])))'),
     ("port state", 'rnic_port_state'),
+    ("fabric RTT p50", 'histogram_quantile(0.5, sum by (vm, device, peer, le) '
+                       '(rate(rnic_fabric_rtt_seconds_bucket[10s])))'),
 ]
 
 
