@@ -24,6 +24,7 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
+  using value_type = T;
   Result(T value)
       : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
   Result(Error error)

@@ -6,87 +6,37 @@
 
 #include "collectors/collector_options.h"
 #include "collectors/common/yaml_map.h"
+#include "collectors/common/yaml_scalar.h"
 
 namespace rnic::fabric {
 namespace {
 
-Error KeyError(const std::string& key, const std::string& what) {
-  return Error{"fabric." + key + ": " + what};
-}
+// Every value's path starts with the section.
+std::string P(const std::string& key) { return "fabric." + key; }
+using yaml::KeyError;
 
-Result<std::string> Text(const YAML::Node& n, const std::string& key) {
-  if (!n.IsScalar()) return KeyError(key, "must be a scalar");
-  return n.Scalar();
-}
+// Durations longer than a day are configuration mistakes.
+constexpr std::chrono::milliseconds kMaxDuration = std::chrono::hours(24);
 
-Result<long long> Int(const YAML::Node& n, const std::string& key, long long lo,
-                      long long hi) {
-  auto t = Text(n, key);
+// The probe's operation names; the fabric probe does the two-sided ones.
+Result<probe::Operation> Op(const YAML::Node& n, const std::string& where) {
+  auto t = yaml::Text(n, where);
   if (!t) return t.error();
-  long long v = 0;
-  const std::string& s = *t;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) {
-    return KeyError(key, "not an integer: '" + s + "'");
+  auto op = probe::ParseOperation(*t);
+  if (!op || probe::IsAtomic(*op)) {
+    return KeyError(where,
+                    "unknown operation '" + *t + "' (send, write, read)");
   }
-  if (v < lo || v > hi) {
-    return KeyError(key, "must be between " + std::to_string(lo) + " and " +
-                             std::to_string(hi));
-  }
-  return v;
-}
-
-Result<bool> Bool(const YAML::Node& n, const std::string& key) {
-  auto t = Text(n, key);
-  if (!t) return t.error();
-  if (*t == "true") return true;
-  if (*t == "false") return false;
-  return KeyError(key, "not a boolean (true/false): '" + *t + "'");
-}
-
-Result<std::chrono::milliseconds> Duration(const YAML::Node& n,
-                                           const std::string& key,
-                                           std::chrono::milliseconds lo) {
-  auto t = Text(n, key);
-  if (!t) return t.error();
-  auto d = ParseDuration(*t);
-  if (!d) return KeyError(key, d.error().message);
-  if (*d < lo || *d > std::chrono::hours(24)) {
-    return KeyError(
-        key, "must be between " + std::to_string(lo.count()) + "ms and 24h");
-  }
-  return *d;
-}
-
-Result<probe::Operation> Op(const YAML::Node& n, const std::string& key) {
-  auto t = Text(n, key);
-  if (!t) return t.error();
-  if (*t == "send") return probe::Operation::kSend;
-  if (*t == "write") return probe::Operation::kWrite;
-  if (*t == "read") return probe::Operation::kRead;
-  return KeyError(key, "unknown operation '" + *t + "' (send, write, read)");
-}
-
-template <typename T, typename F>
-Result<std::vector<T>> List(const YAML::Node& n, const std::string& key,
-                            F item) {
-  if (!n.IsSequence()) return KeyError(key, "must be a list");
-  std::vector<T> out;
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    auto v = item(n[i], key + "[" + std::to_string(i) + "]");
-    if (!v) return v.error();
-    out.push_back(std::move(*v));
-  }
-  return out;
+  return *op;
 }
 
 Result<std::map<std::string, std::string>> Labels(const YAML::Node& n,
                                                   const std::string& key) {
-  auto keys = MapKeys(n, "fabric." + key);
+  auto keys = MapKeys(n, key);
   if (!keys) return keys.error();
   std::map<std::string, std::string> out;
   for (const auto& k : *keys) {
-    auto v = Text(n[k], key + "." + k);
+    auto v = yaml::Text(n[k], key + "." + k);
     if (!v) return v.error();
     out[k] = *v;
   }
@@ -99,10 +49,10 @@ Result<PeerSpec> Peer(const YAML::Node& n, const std::string& key) {
   if (n.IsScalar()) {
     addr = n.Scalar();
   } else {
-    if (auto s = CheckMapKeys(n, "fabric." + key, {"address", "labels"}); !s)
+    if (auto s = CheckMapKeys(n, key, {"address", "labels"}); !s)
       return s.error();
     if (!n["address"]) return KeyError(key, "needs an address");
-    auto a = Text(n["address"], key + ".address");
+    auto a = yaml::Text(n["address"], key + ".address");
     if (!a) return a.error();
     addr = *a;
     if (n["labels"]) {
@@ -194,11 +144,11 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
   auto var = (expr);        \
   if (!var) return var.error();
   if (node["enabled"]) {
-    RNIC_TRY(v, Bool(node["enabled"], "enabled"));
+    RNIC_TRY(v, yaml::Bool(node["enabled"], P("enabled")));
     c.enabled = *v;
   }
   if (node["peers"]) {
-    RNIC_TRY(v, List<PeerSpec>(node["peers"], "peers", Peer));
+    RNIC_TRY(v, yaml::List(node["peers"], P("peers"), Peer));
     c.peers = std::move(*v);
   }
   if (node["file_sd"]) {
@@ -206,103 +156,107 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
     if (n.IsScalar()) {
       c.file_sd = {n.Scalar()};
     } else {
-      RNIC_TRY(v, List<std::string>(n, "file_sd", Text));
+      RNIC_TRY(v, yaml::List(n, P("file_sd"), yaml::Text));
       c.file_sd = std::move(*v);
     }
   }
   if (node["dns"]) {
-    RNIC_TRY(v, Text(node["dns"], "dns"));
+    RNIC_TRY(v, yaml::Text(node["dns"], P("dns")));
     auto hp = SplitHostPort(*v);
-    if (!hp) return KeyError("dns", hp.error().message);
+    if (!hp) return KeyError(P("dns"), hp.error().message);
     c.dns = *v;
   }
   if (node["refresh_interval"]) {
-    RNIC_TRY(v, Duration(node["refresh_interval"], "refresh_interval",
-                         milliseconds(1000)));
+    RNIC_TRY(v, yaml::Duration(node["refresh_interval"], P("refresh_interval"),
+                               milliseconds(1000), kMaxDuration));
     c.refresh = *v;
   }
   if (node["exchange_port"]) {
-    RNIC_TRY(v, Int(node["exchange_port"], "exchange_port", 1, 65535));
+    RNIC_TRY(v, yaml::Int(node["exchange_port"], P("exchange_port"), 1, 65535));
     c.exchange_port = static_cast<int>(*v);
   }
   if (node["operations"]) {
-    RNIC_TRY(v, List<probe::Operation>(node["operations"], "operations", Op));
-    if (v->empty()) return KeyError("operations", "must not be empty");
+    RNIC_TRY(v, yaml::List(node["operations"], P("operations"), Op));
+    if (v->empty()) return KeyError(P("operations"), "must not be empty");
     c.operations = std::move(*v);
   }
   if (node["sizes"]) {
-    RNIC_TRY(v, List<std::uint32_t>(
-                    node["sizes"], "sizes",
-                    [](const YAML::Node& n,
-                       const std::string& k) -> Result<std::uint32_t> {
-                      auto i = Int(n, k, 1, kMaxMessage);
-                      if (!i) return i.error();
-                      return static_cast<std::uint32_t>(*i);
-                    }));
-    if (v->empty()) return KeyError("sizes", "must not be empty");
+    RNIC_TRY(v, yaml::List(node["sizes"], P("sizes"),
+                           [](const YAML::Node& n,
+                              const std::string& k) -> Result<std::uint32_t> {
+                             auto i = yaml::Int(n, k, 1, kMaxMessage);
+                             if (!i) return i.error();
+                             return static_cast<std::uint32_t>(*i);
+                           }));
+    if (v->empty()) return KeyError(P("sizes"), "must not be empty");
     c.sizes = std::move(*v);
   }
   if (node["interval"]) {
-    RNIC_TRY(v, Duration(node["interval"], "interval", milliseconds(100)));
+    RNIC_TRY(v, yaml::Duration(node["interval"], P("interval"),
+                               milliseconds(100), kMaxDuration));
     c.interval = *v;
   }
   if (node["iterations"]) {
-    RNIC_TRY(v, Int(node["iterations"], "iterations", 1, 1000));
+    RNIC_TRY(v, yaml::Int(node["iterations"], P("iterations"), 1, 1000));
     c.iterations = static_cast<int>(*v);
   }
   if (node["timeout"]) {
-    RNIC_TRY(v, Duration(node["timeout"], "timeout", milliseconds(1)));
+    RNIC_TRY(v, yaml::Duration(node["timeout"], P("timeout"), milliseconds(1),
+                               kMaxDuration));
     c.op_timeout = *v;
   }
   if (node["connect_timeout"]) {
-    RNIC_TRY(v, Duration(node["connect_timeout"], "connect_timeout",
-                         milliseconds(10)));
+    RNIC_TRY(v, yaml::Duration(node["connect_timeout"], P("connect_timeout"),
+                               milliseconds(10), kMaxDuration));
     c.connect_timeout = *v;
   }
   if (node["backoff_initial"]) {
-    RNIC_TRY(v, Duration(node["backoff_initial"], "backoff_initial",
-                         milliseconds(10)));
+    RNIC_TRY(v, yaml::Duration(node["backoff_initial"], P("backoff_initial"),
+                               milliseconds(10), kMaxDuration));
     c.backoff_initial = *v;
   }
   if (node["backoff_max"]) {
-    RNIC_TRY(v, Duration(node["backoff_max"], "backoff_max", milliseconds(10)));
+    RNIC_TRY(v, yaml::Duration(node["backoff_max"], P("backoff_max"),
+                               milliseconds(10), kMaxDuration));
     c.backoff_max = *v;
   }
   if (c.backoff_max < c.backoff_initial) {
-    return KeyError("backoff_max", "must not be below backoff_initial");
+    return KeyError(P("backoff_max"), "must not be below backoff_initial");
   }
   if (node["max_connections"]) {
-    RNIC_TRY(v, Int(node["max_connections"], "max_connections", 1, 65536));
+    RNIC_TRY(
+        v, yaml::Int(node["max_connections"], P("max_connections"), 1, 65536));
     c.max_connections = static_cast<int>(*v);
   }
   if (node["ack_timeout"]) {
-    RNIC_TRY(v, Int(node["ack_timeout"], "ack_timeout", -1, 31));
+    RNIC_TRY(v, yaml::Int(node["ack_timeout"], P("ack_timeout"), -1, 31));
     c.ack_timeout = static_cast<int>(*v);
   }
   if (node["cpu_budget_percent"]) {
-    RNIC_TRY(v, Int(node["cpu_budget_percent"], "cpu_budget_percent", 0, 100));
+    RNIC_TRY(v, yaml::Int(node["cpu_budget_percent"], P("cpu_budget_percent"),
+                          0, 100));
     c.cpu_budget_percent = static_cast<double>(*v);
   }
   if (node["pairing"]) {
-    RNIC_TRY(v, Text(node["pairing"], "pairing"));
+    RNIC_TRY(v, yaml::Text(node["pairing"], P("pairing")));
     if (*v == "subnet") {
       c.pairing = Pairing::kSubnet;
     } else if (*v == "all") {
       c.pairing = Pairing::kAll;
     } else {
-      return KeyError("pairing", "must be subnet or all, not '" + *v + "'");
+      return KeyError(P("pairing"), "must be subnet or all, not '" + *v + "'");
     }
   }
   if (node["intra_host"]) {
-    RNIC_TRY(v, Bool(node["intra_host"], "intra_host"));
+    RNIC_TRY(v, yaml::Bool(node["intra_host"], P("intra_host")));
     c.intra_host = *v;
   }
   if (node["group_by"]) {
-    RNIC_TRY(v, Text(node["group_by"], "group_by"));
+    RNIC_TRY(v, yaml::Text(node["group_by"], P("group_by")));
     if (v->empty() || !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
           return std::isalnum(ch) || ch == '_';
         })) {
-      return KeyError("group_by", "must be a label name, not '" + *v + "'");
+      return KeyError(P("group_by"), "must be a label name, not '" + *v + "'");
     }
     c.group_by = *v;
   }

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "collectors/common/yaml_map.h"
+#include "collectors/common/yaml_scalar.h"
 
 namespace rnic::expect {
 namespace {
@@ -13,20 +14,12 @@ constexpr std::string_view kNames[] = {
     "ecn_priority", "numa_local_irqs", "firmware",
 };
 
-// A YAML scalar as an integer in [lo, hi]; the error is the reason alone.
+// A YAML scalar as an integer in [lo, hi]; the error is the reason alone
+// (the caller names the entry and key).
 Result<long> Integer(const YAML::Node& n, long lo, long hi) {
-  if (!n.IsScalar()) return Error{"must be an integer"};
-  const std::string& s = n.Scalar();
-  long v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || s.empty()) {
-    return Error{"must be an integer, not \"" + s + "\""};
-  }
-  if (v < lo || v > hi) {
-    return Error{"must be between " + std::to_string(lo) + " and " +
-                 std::to_string(hi)};
-  }
-  return v;
+  auto v = yaml::Int(n, "", lo, hi);
+  if (!v) return v.error();
+  return static_cast<long>(*v);
 }
 
 Result<Check> ParseCheck(CheckKind kind, const YAML::Node& n) {

@@ -7,6 +7,7 @@
 
 #include "collectors/collector_options.h"
 #include "collectors/common/yaml_map.h"
+#include "collectors/common/yaml_scalar.h"
 
 namespace rnic::probe {
 namespace {
@@ -48,6 +49,11 @@ Result<std::uint64_t> ParseBytes(const std::string& text) {
   return v * mul;
 }
 
+// Every value's path starts with the section.
+std::string Key(const std::string& key) { return "probe." + key; }
+
+}  // namespace
+
 Result<Operation> ParseOperation(const std::string& s) {
   if (s == "send") return Operation::kSend;
   if (s == "write") return Operation::kWrite;
@@ -59,57 +65,6 @@ Result<Operation> ParseOperation(const std::string& s) {
   return Error{"unknown operation '" + s +
                "' (send, write, read, atomic_cmp_swap, atomic_fetch_add)"};
 }
-
-// Scalar reader with the key in every message.
-template <typename T>
-Result<T> Scalar(const YAML::Node& n, const std::string& key) {
-  if (!n.IsScalar()) return KeyError(key, "must be a scalar");
-  try {
-    return n.as<T>();
-  } catch (const YAML::Exception&) {
-    return KeyError(key, "cannot parse '" + n.Scalar() + "'");
-  }
-}
-
-Result<int> IntInRange(const YAML::Node& n, const std::string& key, int lo,
-                       int hi) {
-  auto v = Scalar<long long>(n, key);
-  if (!v) return v.error();
-  if (*v < lo || *v > hi) {
-    return KeyError(key, "must be between " + std::to_string(lo) + " and " +
-                             std::to_string(hi));
-  }
-  return static_cast<int>(*v);
-}
-
-Result<std::chrono::milliseconds> DurationKey(const YAML::Node& n,
-                                              const std::string& key,
-                                              std::chrono::milliseconds lo,
-                                              std::chrono::milliseconds hi) {
-  if (!n.IsScalar()) return KeyError(key, "must be a duration like 1s");
-  // The one duration syntax of the project (Prometheus'), as for flags.
-  auto d = rnic::ParseDuration(n.Scalar());
-  if (!d) return KeyError(key, d.error().message);
-  if (*d < lo || *d > hi) {
-    return KeyError(key, "must be between " + std::to_string(lo.count()) +
-                             "ms and " + std::to_string(hi.count()) + "ms");
-  }
-  return *d;
-}
-
-Result<std::vector<std::string>> StringList(const YAML::Node& n,
-                                            const std::string& key) {
-  if (!n.IsSequence()) return KeyError(key, "must be a list");
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < n.size(); ++i) {
-    auto s = Scalar<std::string>(n[i], key + "[" + std::to_string(i) + "]");
-    if (!s) return s.error();
-    out.push_back(*s);
-  }
-  return out;
-}
-
-}  // namespace
 
 const char* OperationName(Operation op) {
   switch (op) {
@@ -164,12 +119,12 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
   }
   if (!node || node.IsNull()) return c;
   if (auto n = node["enabled"]) {
-    auto v = Scalar<bool>(n, "enabled");
+    auto v = yaml::Bool(n, Key("enabled"));
     if (!v) return v.error();
     c.enabled = *v;
   }
   if (auto n = node["devices"]) {
-    auto v = StringList(n, "devices");
+    auto v = yaml::List(n, Key("devices"), yaml::Text);
     if (!v) return v.error();
     c.devices = *v;
   }
@@ -177,13 +132,13 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     if (!n.IsSequence()) return KeyError("ports", "must be a list");
     c.ports.clear();
     for (std::size_t i = 0; i < n.size(); ++i) {
-      auto v = IntInRange(n[i], "ports[" + std::to_string(i) + "]", 1, 255);
+      auto v = yaml::Int(n[i], Key("ports[" + std::to_string(i) + "]"), 1, 255);
       if (!v) return v.error();
-      c.ports.push_back(*v);
+      c.ports.push_back(static_cast<int>(*v));
     }
   }
   if (auto n = node["operations"]) {
-    auto v = StringList(n, "operations");
+    auto v = yaml::List(n, Key("operations"), yaml::Text);
     if (!v) return v.error();
     c.operations.clear();
     for (std::size_t i = 0; i < v->size(); ++i) {
@@ -216,20 +171,20 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     }
   }
   if (auto n = node["interval"]) {
-    auto d = DurationKey(n, "interval", std::chrono::milliseconds(10),
-                         std::chrono::hours(1));
+    auto d = yaml::Duration(n, Key("interval"), std::chrono::milliseconds(10),
+                            std::chrono::hours(1));
     if (!d) return d.error();
     c.interval = *d;
   }
   if (auto n = node["timeout"]) {
-    auto d = DurationKey(n, "timeout", std::chrono::milliseconds(1),
-                         std::chrono::minutes(1));
+    auto d = yaml::Duration(n, Key("timeout"), std::chrono::milliseconds(1),
+                            std::chrono::minutes(1));
     if (!d) return d.error();
     c.op_timeout = *d;
   }
   if (auto n = node["mr_interval"]) {
-    auto d = DurationKey(n, "mr_interval", std::chrono::milliseconds(0),
-                         std::chrono::hours(24));
+    auto d = yaml::Duration(n, Key("mr_interval"), std::chrono::milliseconds(0),
+                            std::chrono::hours(24));
     if (!d) return d.error();
     c.mr_interval = *d;
   }
@@ -244,9 +199,9 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
                           IntKey{"cq_depth", &c.cq_depth, 2, 65536},
                           IntKey{"gid_index", &c.gid_index, -1, 65535}}) {
     if (auto n = node[k.key]) {
-      auto v = IntInRange(n, k.key, k.lo, k.hi);
+      auto v = yaml::Int(n, Key(k.key), k.lo, k.hi);
       if (!v) return v.error();
-      *k.dst = *v;
+      *k.dst = static_cast<int>(*v);
     }
   }
   if (c.cq_depth < c.sq_depth + c.rq_depth) {
@@ -271,26 +226,23 @@ Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node) {
     }
   }
   if (auto n = node["qp_counters"]) {
-    auto v = Scalar<bool>(n, "qp_counters");
+    auto v = yaml::Bool(n, Key("qp_counters"));
     if (!v) return v.error();
     c.qp_counters = *v;
   }
   if (auto n = node["two_sided_write"]) {
-    auto v = Scalar<bool>(n, "two_sided_write");
+    auto v = yaml::Bool(n, Key("two_sided_write"));
     if (!v) return v.error();
     c.two_sided_write = *v;
   }
   if (auto n = node["cpu_budget_percent"]) {
-    auto v = Scalar<double>(n, "cpu_budget_percent");
+    // 0: no limit.
+    auto v = yaml::Number(n, Key("cpu_budget_percent"), 0, 100);
     if (!v) return v.error();
-    if (!(*v >= 0 && *v <= 100)) {
-      return KeyError("cpu_budget_percent",
-                      "must be between 0 (no limit) and 100");
-    }
     c.cpu_budget_percent = *v;
   }
   if (auto n = node["split_cpus"]) {
-    auto v = Scalar<bool>(n, "split_cpus");
+    auto v = yaml::Bool(n, Key("split_cpus"));
     if (!v) return v.error();
     c.split_cpus = *v;
   }

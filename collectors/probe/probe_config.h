@@ -23,6 +23,9 @@ enum class Operation {
 
 // Label value ("send", "write", "read", "atomic_cmp_swap", "atomic_fetch_add").
 [[nodiscard]] const char* OperationName(Operation op);
+// "send", "write", "read", "atomic_cmp_swap" (or "cmp_swap"),
+// "atomic_fetch_add" (or "fetch_add"); the error lists them.
+[[nodiscard]] Result<Operation> ParseOperation(const std::string& s);
 [[nodiscard]] bool IsAtomic(Operation op);
 // READ and atomics are one request and its response: their latency is the
 // whole operation. SEND and WRITE are timed as a ping-pong and halved, as

@@ -89,7 +89,7 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
   EXPECT_EQ(ErrorOf("{backoff_initial: 10s, backoff_max: 1s}"),
             "fabric.backoff_max: must not be below backoff_initial");
   EXPECT_EQ(ErrorOf("{intra_host: maybe}"),
-            "fabric.intra_host: not a boolean (true/false): 'maybe'");
+            "fabric.intra_host: must be true or false, not 'maybe'");
   EXPECT_EQ(ErrorOf("{ack_timeout: 32}"),
             "fabric.ack_timeout: must be between -1 and 31");
   EXPECT_EQ(ErrorOf("{max_connections: 0}"),

@@ -101,9 +101,9 @@ TEST(ProbeConfigTest, BadValuesNameTheKey) {
   EXPECT_NE(ErrorOf("mr_sizes: [4k, -1]").find("probe.mr_sizes[1]:"),
             std::string::npos);
   EXPECT_EQ(ErrorOf("cpu_budget_percent: 101"),
-            "probe.cpu_budget_percent: must be between 0 (no limit) and 100");
+            "probe.cpu_budget_percent: must be between 0 and 100");
   EXPECT_EQ(ErrorOf("cpu_budget_percent: -1"),
-            "probe.cpu_budget_percent: must be between 0 (no limit) and 100");
+            "probe.cpu_budget_percent: must be between 0 and 100");
   EXPECT_NE(
       ErrorOf("cpu_budget_percent: lots").find("probe.cpu_budget_percent:"),
       std::string::npos);
