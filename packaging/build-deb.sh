@@ -18,7 +18,7 @@ if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
   # One tar reading the list (xargs would split a long list over several
   # tars, and the extracting tar stops at the first archive's end).
   (cd "$repo" && git ls-files -z --cached --others --exclude-standard |
-    tar --null -T - --no-recursion -cf -) | tar -xf - -C "$src"
+    tar --null --no-recursion -T - -cf -) | tar -xf - -C "$src"
 else  # e.g. a container build context without .git
   tar -C "$repo" --exclude='./build*' --exclude='./.git' -cf - . |
     tar -xf - -C "$src"
