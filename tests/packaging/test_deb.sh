@@ -59,7 +59,10 @@ while read -r soname; do
 done < <(objdump -p "$out/root/usr/bin/rnic_exporter" | awk '/NEEDED/ { print $2 }')
 # CivetWeb's dlopen("libssl.so") finds the OpenSSL 3 shim through the
 # binary's DT_RPATH (not RUNPATH: dlopen from a library ignores that).
-objdump -p "$out/root/usr/bin/rnic_exporter" | grep -qE 'RPATH +/usr/lib/rnic-exporter$' || {
+# (objdump's output taken whole first: grep -q stops reading early, and the
+# SIGPIPE would fail the pipeline under pipefail.)
+dynamic=$(objdump -p "$out/root/usr/bin/rnic_exporter")
+grep -qE 'RPATH +/usr/lib/rnic-exporter$' <<<"$dynamic" || {
   echo "rnic_exporter has no DT_RPATH /usr/lib/rnic-exporter (TLS shim)"
   exit 1
 }
