@@ -101,7 +101,8 @@ if [ "${cfg%.gz}" != "$cfg" ]; then
   gunzip -c "$cfg" >"$out/rnic_exporter.yml"
   cfg=$out/rnic_exporter.yml
 fi
-"$bin" --version | grep -qF "$want_rev" || {
+version=$("$bin" --version)
+grep -qF "$want_rev" <<<"$version" || {
   echo "installed binary: '$("$bin" --version)' does not name revision $want_rev"
   exit 1
 }
@@ -110,7 +111,7 @@ fi
 pid=$!
 addr=
 for _ in $(seq 100); do
-  addr=$(sed -n 's/.*address=\([0-9.]*:[0-9]*\).*/\1/p' "$out/run.log" | head -1)
+  addr=$(sed -n '/address=/{s/.*address=\([0-9.]*:[0-9]*\).*/\1/p;q}' "$out/run.log")
   [ -n "$addr" ] && break
   kill -0 $pid 2>/dev/null || break
   sleep 0.1
