@@ -39,17 +39,19 @@ class CollectorRunner {
   [[nodiscard]] MetricSet Gather(
       std::chrono::steady_clock::time_point deadline);
 
-  // Waits (bounded) for collector threads that outlived their scrape.
+  // Waits (bounded) for collector work that outlived its scrape.
   void Drain(std::chrono::milliseconds max_wait);
 
   [[nodiscard]] std::vector<std::string> Names() const;
 
  private:
-  struct Slot;  // one collector, its run lock and name
+  struct Slot;  // one collector, its worker thread and queue, its name
+  static void Work(const std::shared_ptr<Slot>& slot,
+                   const std::shared_ptr<std::atomic<int>>& pending);
   std::vector<std::shared_ptr<Slot>> slots_;
   std::function<void()> before_scrape_;
   std::mutex before_scrape_mu_;
-  // Threads still running (some may have outlived their scrape).
+  // Tasks queued or running (some may have outlived their scrape).
   std::shared_ptr<std::atomic<int>> running_ =
       std::make_shared<std::atomic<int>>(0);
 };

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "collectors/common/cached_fd.h"
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
 #include "collectors/model/sysfs_parse.h"
@@ -54,11 +55,18 @@ class CarrierCollector final : public Collector {
         if (ctx.Expired()) continue;
         PortState& ps = ports_[key];
         if (ps.netdev != p.netdev || !ps.labels) {
+          // New port, or its netdev renamed: new labels, files opened anew.
+          ps = PortState{};
           ps.netdev = p.netdev;
           ps.labels = p.labels->With({{"netdev", p.netdev}});
+          for (std::size_t i = 0; i < std::size(kFiles); ++i) {
+            ps.files[i].path =
+                sysfs_ + "/class/net/" + p.netdev + "/" + kFiles[i].file;
+          }
         }
-        const std::string dir = sysfs_ + "/class/net/" + p.netdev + "/";
-        for (const CarrierFile& f : kFiles) Read(ps, dir, f, out);
+        for (std::size_t i = 0; i < std::size(kFiles); ++i) {
+          Read(ps, ps.files[i], kFiles[i], out);
+        }
       }
     }
     std::erase_if(ports_,
@@ -67,32 +75,47 @@ class CarrierCollector final : public Collector {
   }
 
  private:
+  struct File {
+    std::string path;
+    CachedFd fd;  // held across scrapes: one pread per value
+    bool logged = false;
+  };
   struct PortState {
     std::string netdev;
     LabelSetPtr labels;  // device, port, netdev
+    File files[std::size(kFiles)];
   };
 
-  void Read(const PortState& ps, const std::string& dir, const CarrierFile& f,
+  void Read(const PortState& ps, File& file, const CarrierFile& f,
             MetricSet& out) {
-    const std::string key = ps.netdev + "/" + f.file;
-    auto text = ReadTrimmed(dir + f.file);
-    if (!text.ok()) {
+    char buf[64];
+    const long n = file.fd.ReadFile(file.path.c_str(), buf, sizeof(buf) - 1);
+    if (n < 0) {
       // Absent on kernels before 4.16 (the counts) and on a netdev that just
-      // went away: said once, at debug.
-      const int err = text.error().errno_value;
-      log_.Log(err == ENOENT ? spdlog::level::debug : spdlog::level::warn, key,
-               "value skipped", text.error());
+      // went away: said once, at debug. carrier_changes of a netdev that is
+      // down reads EINVAL on some kernels.
+      const int err = static_cast<int>(-n);
+      log_.Log(err == ENOENT ? spdlog::level::debug : spdlog::level::warn,
+               ps.netdev + "/" + f.file, "value skipped",
+               Error{"read " + file.path, err});
+      file.logged = true;
       return;
     }
-    // carrier_changes of a netdev that is down reads EINVAL on some kernels;
-    // a value that is not a number is skipped the same way.
-    const auto v = sysfs::ParseCounterValue(*text);
+    const auto v = sysfs::ParseCounterValue(
+        sysfs::TrimValue(std::string_view(buf, static_cast<std::size_t>(n))));
     if (v.status != sysfs::ValueStatus::kOk) {
-      log_.Log(spdlog::level::warn, key, "unparsable carrier count, skipped",
-               {{"netdev", ps.netdev}, {"file", f.file}, {"text", *text}});
+      log_.Log(spdlog::level::warn, ps.netdev + "/" + f.file,
+               "unparsable carrier count, skipped",
+               {{"netdev", ps.netdev},
+                {"file", f.file},
+                {"text", std::string(buf, static_cast<std::size_t>(n))}});
+      file.logged = true;
       return;
     }
-    log_.Clear(key);
+    if (file.logged) {
+      log_.Clear(ps.netdev + "/" + f.file);
+      file.logged = false;
+    }
     out.Add(*f.family, ps.labels, static_cast<double>(v.value));
   }
 

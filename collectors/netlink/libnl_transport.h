@@ -47,15 +47,12 @@ class LibnlTransport final : public NetlinkTransport {
   explicit LibnlTransport(nl_sock* sock) : sock_(sock) {}
   void DrainUntilEnd(std::uint32_t seq);
   // One datagram into buf_: its length, or -errno (ETIMEDOUT on the receive
-  // timeout, EMSGSIZE if it did not fit, which the kernel never sends).
+  // timeout).
   long Receive();
   nl_sock* sock_;
   Tap tap_;
-  // The kernel sizes dump datagrams from the largest read buffer it has
-  // seen, at most 32 KiB (netlink_recvmsg, max_recvmsg_len): one reused
-  // 64 KiB buffer takes any datagram in one recvmsg. (libnl's nl_recv with
-  // MSG_PEEK costs two syscalls and a malloc per datagram.)
-  std::vector<std::uint8_t> buf_ = std::vector<std::uint8_t>(64 * 1024);
+  // Sized to the largest datagram seen; Receive() reads exactly one.
+  std::vector<std::uint8_t> buf_ = std::vector<std::uint8_t>(8 * 1024);
 };
 
 }  // namespace rnic::nl

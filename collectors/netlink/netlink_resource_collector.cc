@@ -12,6 +12,17 @@ namespace {
 constexpr ResKind kKinds[] = {ResKind::kQp, ResKind::kCq, ResKind::kMr,
                               ResKind::kPd, ResKind::kCtx};
 
+// RES_GET's summary counts every kind; one it reports as empty needs no dump.
+// Idle devices and VFs are most of a large host, and each dump costs the
+// kernel a walk and a round trip.
+bool SummarySaysEmpty(const ResSummary& dev, ResKind kind) {
+  const std::string_view name = ResKindName(kind);
+  for (const auto& [entry, curr] : dev.entries) {
+    if (entry == name) return curr == 0;
+  }
+  return false;  // not summarized (older kernel): dump it
+}
+
 }  // namespace
 
 NetlinkResourceCollector::NetlinkResourceCollector(TransportOpener opener,
@@ -44,6 +55,7 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
     }
     for (ResKind kind : kKinds) {
       if (ctx.Expired()) break;
+      if (SummarySaysEmpty(dev, kind)) continue;
       const std::string part = std::string("res_") + ResKindName(kind);
       if (!parts_.Enabled(PartKey(part, dev.dev_name))) continue;
       DumpAggregate dump(comms_);

@@ -94,75 +94,11 @@ enum AttrBit : std::uint8_t {
   kAttrLid = 16,
 };
 
-std::atomic<long> g_cached_fds{0};
-
-long ReadAt0(int fd, char* buf, std::size_t cap) {
-  long n;
-  do {
-    n = ::pread(fd, buf, cap, 0);
-  } while (n < 0 && errno == EINTR);
-  return n < 0 ? -errno : n;
-}
-
 }  // namespace
-
-long CachedFdBudget() {
-  static const long budget = [] {
-    rlimit rl{};
-    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0L;
-    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < rl.rlim_max) {
-      rlimit raised = rl;
-      raised.rlim_cur = rl.rlim_max;
-      if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
-    }
-    const long soft = rl.rlim_cur == RLIM_INFINITY
-                          ? 1L << 20
-                          : static_cast<long>(rl.rlim_cur);
-    // Leave room for sockets and everything else: at least 1024 or 1/8.
-    const long room = std::max(1024L, soft / 8);
-    return std::clamp(std::max(soft / 2 - 64, soft - room), 0L, 65536L);
-  }();
-  return budget;
-}
-
-long CachedFdsInUse() { return g_cached_fds.load(std::memory_order_relaxed); }
-
-bool CachedFd::Adopt(int fd) {
-  Close();
-  if (g_cached_fds.fetch_add(1, std::memory_order_relaxed) >=
-      CachedFdBudget()) {
-    g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
-    ::close(fd);
-    return false;
-  }
-  fd_ = fd;
-  return true;
-}
-
-void CachedFd::Close() {
-  if (fd_ < 0) return;
-  ::close(fd_);
-  fd_ = -1;
-  g_cached_fds.fetch_sub(1, std::memory_order_relaxed);
-}
-
-// Opens a counter file for reading without updating its access time: a
-// monitor should not dirty inodes, and on file systems that keep atime
-// (fixture trees) the update costs more than the read. O_NOATIME needs the
-// file's owner or CAP_FOWNER; without them the plain open is used.
-int OpenCounterFile(int dirfd, const char* name) {
-  static std::atomic<bool> noatime_allowed{true};
-  if (noatime_allowed.load(std::memory_order_relaxed)) {
-    const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOATIME);
-    if (fd >= 0 || errno != EPERM) return fd;
-    noatime_allowed.store(false, std::memory_order_relaxed);
-  }
-  return ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-}
 
 long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
                 char* buf, std::size_t cap) {
-  const int fd = OpenCounterFile(dirfd, name);
+  const int fd = OpenForReading(dirfd, name);
   if (fd < 0) return -errno;
   long n;
   do {
@@ -228,7 +164,7 @@ long SysfsSource::ReadCached(CachedFd& cached, LazyDir& dir,
   }
   const int dirfd = dir.get();
   if (dirfd < 0) return -errno;
-  const int fd = OpenCounterFile(dirfd, name);
+  const int fd = OpenForReading(dirfd, name);
   if (fd < 0) return -errno;
   const long n = ReadAt0(fd, buf, cap);
   if (n < 0) {

@@ -35,44 +35,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "collectors/common/cached_fd.h"
 #include "collectors/common/result.h"
 #include "collectors/model/host_model.h"
 
 namespace rnic::sysfs {
-
-// A sysfs file descriptor kept open across scrapes, closed with its owner.
-// Process-wide at most CachedFdBudget() of them are kept.
-class CachedFd {
- public:
-  CachedFd() = default;
-  ~CachedFd() { Close(); }
-  CachedFd(CachedFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
-  CachedFd& operator=(CachedFd&& o) noexcept {
-    if (this != &o) {
-      Close();
-      fd_ = o.fd_;
-      o.fd_ = -1;
-    }
-    return *this;
-  }
-  CachedFd(const CachedFd&) = delete;
-  CachedFd& operator=(const CachedFd&) = delete;
-
-  [[nodiscard]] int get() const { return fd_; }
-  // Takes ownership if the budget allows; otherwise closes fd. Returns
-  // whether it was kept.
-  bool Adopt(int fd);
-  void Close();
-
- private:
-  int fd_ = -1;
-};
-
-// Descriptors the source may keep open, process-wide: half the
-// RLIMIT_NOFILE soft limit (raised to the hard limit once, as Go programs
-// such as node_exporter do at start-up), at most 32768.
-[[nodiscard]] long CachedFdBudget();
-[[nodiscard]] long CachedFdsInUse();
 
 // Why a file gave no value; kNone when it did.
 enum class Unreadable : std::uint8_t {

@@ -9,7 +9,8 @@
 # Environment: SCRAPES (per configuration, default 40), ROUNDS (floor rounds
 #   per part, default 96), BLOCKS (interleaved blocks they are split into,
 #   default 8), CONFIGS (default "default none sysfs roce netlink_stat
-#   netlink_resource kmsg"), RNIC_VM_LOCK (a lock file: held with flock while
+#   netlink_resource kmsg pcie carrier ethtool"), PERF (1: also profile the
+#   default exporter in the guest: perf.txt), RNIC_VM_LOCK (a lock file: held with flock while
 #   the VM runs, so VM runs on a shared machine never overlap), and the
 #   tests/vm knobs (RNIC_VM_SMP, RNIC_VM_MEM, ...).
 # Prints the table (tests/bench/vm_cost_table.py); raw figures are in
@@ -45,11 +46,18 @@ cp "$BENCH_DIR/vm_scrape_cost/guest.sh" "$BENCH_DIR/vm_scrape_cost/case.conf" "$
   [ -z "${ROUNDS:-}" ] || echo "ROUNDS=$ROUNDS"
   [ -z "${CONFIGS:-}" ] || echo "CONFIGS='$CONFIGS'"
   [ -z "${BLOCKS:-}" ] || echo "BLOCKS=$BLOCKS"
+  [ -z "${PERF:-}" ] || echo "PERF=$PERF"
 } >"$CASE/params.sh"
 
 export RNIC_VM_BUILD=$BUILD/tests/vm
 export RNIC_VM_EXPORTER=$EXPORTER RNIC_VM_REQUIRE_EXPORTER=1
 export RNIC_VM_BINS="$FLOOR $SCRAPER"
+# PERF=1: perf record of the default exporter in the guest after the blocks
+# (perf.txt next to bench.txt); perf comes from the host's linux-perf.
+if [ -n "${PERF:-}" ]; then
+  command -v perf >/dev/null || { echo "PERF=1 needs perf (apt-get install linux-perf)" >&2; exit 2; }
+  RNIC_VM_BINS="$RNIC_VM_BINS $(readlink -f "$(command -v perf)")"
+fi
 export RNIC_VM_RUN_DIR=$RNIC_VM_BUILD/runs/vm_scrape_cost
 rc=0
 "$REPO_DIR/tests/vm/run-case.sh" "$CASE" || rc=$?

@@ -18,7 +18,8 @@
 ROUNDS=96
 SCRAPES=40
 BLOCKS=8
-CONFIGS="default none sysfs roce netlink_stat netlink_resource kmsg"
+CONFIGS="default none sysfs roce netlink_stat netlink_resource kmsg pcie carrier ethtool"
+PERF=
 # shellcheck source=/dev/null
 [ -f /case/params.sh ] && . /case/params.sh
 RESULTS=$VMOUT/bench.txt
@@ -84,6 +85,25 @@ while [ $b -le "$BLOCKS" ]; do
   say "block $b of $BLOCKS done"
   b=$((b + 1))
 done
+
+# PERF=1: where the default exporter's time goes, kernel and user space
+# (cpu-clock: TCG has no PMU), while it is scraped as in the blocks.
+if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
+  echo 0 >/proc/sys/kernel/kptr_restrict
+  echo -1 >/proc/sys/kernel/perf_event_paranoid
+  perf record -e cpu-clock -F 499 -g -o /tmp/perf.data -p "$PID_default" -- sleep 30 \
+    >/dev/null 2>"$VMOUT/perf-record.err" &
+  perf_pid=$!
+  usleep 500000
+  rnic_vm_scrape_cpu --pid "$PID_default" --port "$PORT_default" --scrapes 200 \
+    --warmup 1 --no-idle >/dev/null || true
+  wait "$perf_pid" || true
+  perf report -i /tmp/perf.data --stdio --no-children --sort dso,sym \
+    --percent-limit 0.3 -g none >"$VMOUT/perf.txt" 2>"$VMOUT/perf-report.err" || true
+  perf report -i /tmp/perf.data --stdio --children --sort sym \
+    --percent-limit 2 -g none >"$VMOUT/perf-children.txt" 2>/dev/null || true
+  say "perf profile in $VMOUT/perf.txt"
+fi
 
 # Idle: every exporter left alone for 10 s; the table subtracts that rate.
 t0=$(up)

@@ -580,6 +580,36 @@ TEST(NetlinkResourceErrors, MissingContextDumpDisablesOnlyThatPart) {
   EXPECT_EQ(logs.Count("res_ctx:mlx5_0"), 1u);
 }
 
+// The summary says how many objects of each kind a device holds: a kind it
+// counts as 0 is not dumped; a kind it counts, or does not name, is.
+TEST(NetlinkResourceSummary, KindsCountedEmptyAreNotDumped) {
+  auto t = ResKernel(2);
+  Msg sum(kCmdResGet);
+  sum.U32(kAttrDevIndex, 0).Str(kAttrDevName, "mlx5_0").Begin(kAttrResSummary);
+  for (auto [name, curr] : {std::pair{"cq", 3}, std::pair{"mr", 0},
+                            std::pair{"qp", 0}, std::pair{"pd", 2}}) {
+    sum.Begin(kAttrResSummaryEntry)
+        .Str(kAttrResSummaryEntryName, name)
+        .U64(kAttrResSummaryEntryCurr, curr)
+        .End();
+  }
+  sum.End();
+  t->Set("RES_GET_dump", Join({sum.Bytes(), Done()}));
+  NetlinkResourceCollector c(OpenerOf(t), {.procfs = ProcWithWorkers(2)});
+  MetricSet m;
+  ASSERT_TRUE(c.Collect(Ctx(), m).ok());
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "worker1"}}), 2);
+  EXPECT_EQ(Sample(m, "rnic_resource_mrs", {{"comm", "worker1"}}), 0);
+  EXPECT_EQ(Sample(m, "rnic_resource_objects",
+                   {{"device", "mlx5_0"}, {"resource", "mr"}}),
+            0);
+  EXPECT_FALSE(t->calls().contains("RES_MR_GET_dump_dev0"));
+  EXPECT_FALSE(t->calls().contains("RES_QP_GET_dump_dev0"));
+  EXPECT_EQ(t->calls().at("RES_CQ_GET_dump_dev0"), 1);
+  EXPECT_EQ(t->calls().at("RES_PD_GET_dump_dev0"), 1);
+  EXPECT_EQ(t->calls().at("RES_CTX_GET_dump_dev0"), 1);  // not summarized
+}
+
 TEST(NetlinkResourceErrors, DumpCutShortPublishesNothingPartial) {
   auto t = ResKernel(3);
   auto bytes = t->replies().at("RES_CQ_GET_dump_dev0");

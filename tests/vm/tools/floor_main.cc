@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
@@ -59,7 +60,13 @@ class Socket {
     }
     nl_socket_disable_auto_ack(sock_);
     (void)nl_socket_set_buffer_size(sock_, 1 << 20, 0);
-    buf_.resize(1 << 20);
+    // Read with NLMSG_GOODSIZE (a page less skb_shared_info, 320 bytes on
+    // x86-64), the size the kernel gives every RDMA reply and dump datagram
+    // unless a socket reads with a larger buffer: it then allocates that
+    // much (up to 32 KiB, zeroed) per dump datagram. The floor is the
+    // cheapest way to get the answers, so it reads with exactly this; a
+    // datagram that does not fit stops the tool.
+    buf_.resize(static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) - 320);
   }
   ~Socket() { nl_socket_free(sock_); }
   Socket(const Socket&) = delete;
