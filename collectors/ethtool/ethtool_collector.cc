@@ -84,11 +84,30 @@ const FamilyDesc* EthtoolCollector::StatFamily(std::uint32_t group,
   return it->second;
 }
 
+namespace {
+
+// What a driver does not implement stays so until the netdev is registered
+// again (ENOTSUPP, 524, is the kernel-internal spelling some drivers leak).
+bool IsUnsupported(const Error& e) {
+  return e.errno_value == EOPNOTSUPP || e.errno_value == 524;
+}
+
+}  // namespace
+
+void EthtoolCollector::MarkUnsupported(const std::string& key) {
+  if (unsupported_.empty()) {
+    unsupported_until_ = std::chrono::steady_clock::now() + kRecheckUnsupported;
+  }
+  unsupported_.insert(key);
+}
+
 void EthtoolCollector::CollectFec(const std::string& netdev,
                                   const LabelSetPtr& labels, MetricSet& out) {
-  auto fec = client_->Fec(netdev);
   const std::string key = "fec/" + netdev;
+  if (unsupported_.contains(key)) return;
+  auto fec = client_->Fec(netdev);
   if (!fec) {
+    if (IsUnsupported(fec.error())) MarkUnsupported(key);
     log_.Log(spdlog::level::info, key,
              "FEC unavailable: no rnic_fec_* series for this netdev",
              fec.error());
@@ -115,9 +134,11 @@ void EthtoolCollector::CollectFec(const std::string& netdev,
 
 void EthtoolCollector::CollectStats(const std::string& netdev,
                                     const LabelSetPtr& labels, MetricSet& out) {
-  auto stats = client_->Stats(netdev);
   const std::string key = "stats/" + netdev;
+  if (unsupported_.contains(key)) return;
+  auto stats = client_->Stats(netdev);
   if (!stats) {
+    if (IsUnsupported(stats.error())) MarkUnsupported(key);
     log_.Log(spdlog::level::info, key,
              "standard statistics unavailable: no rnic_ethtool_* series for "
              "this netdev",
@@ -182,10 +203,11 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
     // rendered optics below stay valid across scrapes.
     generation_ = snap->generation;
     ports_.clear();
+    unsupported_.clear();
     std::set<std::string> seen;
     for (const auto& dev : snap->devices) {
       for (const host::Port& p : dev->ports) {
-        if (!p.ethernet() || p.netdev.empty() ||
+        if (!p.ethernet() || p.netdev.empty() || !p.netdev_visible ||
             !seen.insert(p.netdev).second) {
           continue;
         }
@@ -193,6 +215,10 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
       }
     }
     netdevs_.assign(seen.begin(), seen.end());
+  }
+  if (!unsupported_.empty() &&
+      std::chrono::steady_clock::now() >= unsupported_until_) {
+    unsupported_.clear();
   }
   std::shared_ptr<const optics::Cache> cache;
   if (poller_) {

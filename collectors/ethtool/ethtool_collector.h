@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,15 @@ class EthtoolCollector final : public Collector {
   std::uint64_t generation_ = 0;
   std::vector<std::pair<std::string, LabelSetPtr>> ports_;
   std::vector<std::string> netdevs_;
+  // "fec/<netdev>", "stats/<netdev>": the driver answered EOPNOTSUPP. Not
+  // asked again until the host model changes or 5 minutes passed (as the
+  // roce collector does; a driver reloaded under the same name): dummy,
+  // virtio and many VF netdevs would cost two requests each per scrape for
+  // nothing.
+  std::set<std::string, std::less<>> unsupported_;
+  static constexpr std::chrono::minutes kRecheckUnsupported{5};
+  void MarkUnsupported(const std::string& key);
+  std::chrono::steady_clock::time_point unsupported_until_{};
   // Optics series per netdev, rendered once per reading.
   struct Rendered {
     std::chrono::system_clock::time_point read_at;

@@ -49,7 +49,7 @@ class CarrierCollector final : public Collector {
     std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       for (const host::Port& p : devp->ports) {
-        if (p.netdev.empty()) continue;
+        if (p.netdev.empty() || !p.netdev_visible) continue;
         const std::string key = devp->name + "/" + p.label;
         alive.insert(key);
         if (ctx.Expired()) continue;

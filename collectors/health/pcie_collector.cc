@@ -78,6 +78,8 @@ class PcieCollector final : public Collector {
     std::string dir;  // <sysfs>/bus/pci/devices/<bdf>/
     LabelSetPtr labels;
     std::map<std::string, LabelSetPtr, std::less<>> aer_labels;
+    // The link and AER files, read at every scrape: held open.
+    std::map<std::string, CachedFd, std::less<>> files;
   };
 
   Function& StateFor(const host::Device& dev, const std::string& pci) {
@@ -101,9 +103,9 @@ class PcieCollector final : public Collector {
 
   // One attribute, or nullopt (logged once when it is there but unreadable
   // or malformed; absent files are older kernels and not worth a line).
-  std::optional<std::string> Read(const Function& fn, const char* file) {
+  std::optional<std::string> Read(Function& fn, const char* file) {
     const std::string key = std::string(file) + "/" + fn.device;
-    auto text = ReadTrimmed(fn.dir + file);
+    auto text = ReadTrimmed(fn.files[file], fn.dir + file);
     if (!text.ok()) {
       if (text.error().errno_value != ENOENT) {
         log_.Log(spdlog::level::warn, key, "value skipped", text.error());
@@ -120,7 +122,7 @@ class PcieCollector final : public Collector {
              {{"pci_address", fn.pci}, {"file", file}, {"text", text}});
   }
 
-  void Link(const Function& fn, MetricSet& out) {
+  void Link(Function& fn, MetricSet& out) {
     std::optional<double> speed[2];
     std::optional<int> width[2];
     const char* speed_files[2] = {"current_link_speed", "max_link_speed"};

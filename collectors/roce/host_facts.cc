@@ -12,6 +12,17 @@
 
 namespace rnic {
 
+namespace {
+
+void TrimEnd(std::string& s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' ||
+                        s.back() == '\t' || s.back() == '\0')) {
+    s.pop_back();
+  }
+}
+
+}  // namespace
+
 Result<std::string> ReadTrimmed(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Error::FromErrno("open " + path, errno);
@@ -28,10 +39,16 @@ Result<std::string> ReadTrimmed(const std::string& path) {
     out.append(buf, static_cast<std::size_t>(n));
   }
   close(fd);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ' ||
-                          out.back() == '\t' || out.back() == '\0')) {
-    out.pop_back();
-  }
+  TrimEnd(out);
+  return out;
+}
+
+Result<std::string> ReadTrimmed(CachedFd& held, const std::string& path) {
+  char buf[4096];
+  const long n = held.ReadFile(path.c_str(), buf, sizeof(buf));
+  if (n < 0) return Error::FromErrno("read " + path, static_cast<int>(-n));
+  std::string out(buf, static_cast<std::size_t>(n));
+  TrimEnd(out);
   return out;
 }
 
@@ -75,6 +92,12 @@ Result<std::vector<int>> ReadCpuList(const std::string& path) {
 }
 
 }  // namespace
+
+Result<int> ReadInt(CachedFd& held, const std::string& path) {
+  auto text = ReadTrimmed(held, path);
+  if (!text.ok()) return text.error();
+  return ParseInt(*text, path);
+}
 
 Result<int> ReadNetdevMtu(const std::string& sysfs, const std::string& netdev) {
   return ReadInt(sysfs + "/class/net/" + netdev + "/mtu");

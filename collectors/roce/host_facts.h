@@ -9,12 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/common/cached_fd.h"
 #include "collectors/common/result.h"
 
 namespace rnic {
 
 // Reads a small sysfs/procfs file, trailing whitespace removed.
 [[nodiscard]] Result<std::string> ReadTrimmed(const std::string& path);
+// The same for a file read at every scrape: held open in `held` (see
+// CachedFd), at most one page (a sysfs attribute's size).
+[[nodiscard]] Result<std::string> ReadTrimmed(CachedFd& held,
+                                              const std::string& path);
 // Entries of a directory, sorted; an error if it cannot be opened.
 [[nodiscard]] Result<std::vector<std::string>> ListDirectory(
     const std::string& path);
@@ -26,6 +31,8 @@ inline constexpr int kRoce4096MinNetdevMtu = 4200;
 // <sysfs>/class/net/<netdev>/mtu
 [[nodiscard]] Result<int> ReadNetdevMtu(const std::string& sysfs,
                                         const std::string& netdev);
+// An integer file held open in `held` (the MTU at every scrape).
+[[nodiscard]] Result<int> ReadInt(CachedFd& held, const std::string& path);
 
 // CPUs of <sysfs>/devices/system/node/node<N>/cpulist.
 [[nodiscard]] Result<std::vector<int>> ReadNodeCpus(const std::string& sysfs,

@@ -266,6 +266,9 @@ class RoceCollector final : public Collector {
           continue;
         }
         log_.Clear("netdev/" + key);
+        // Gone, or in another network namespace: nothing of it is readable
+        // here, and held files would read a removed netdev's last values.
+        if (!p.netdev_visible) continue;
         PortState& ps = StateFor(key, dev, p);
         if ((ps.no_ethtool || ps.no_dcb || ps.no_ecn) &&
             std::chrono::steady_clock::now() >= ps.recheck) {
@@ -284,7 +287,7 @@ class RoceCollector final : public Collector {
     for (const auto& devp : snap->devices) {
       alive.insert(devp->name);
       for (const host::Port& p : devp->ports) {
-        if (!p.ethernet()) continue;
+        if (!p.ethernet() || !p.netdev_visible) continue;
         alive.insert(devp->name + "/" + p.label);
         if (!p.netdev.empty()) alive.insert(p.netdev);
       }
@@ -313,6 +316,8 @@ class RoceCollector final : public Collector {
     std::array<LabelSetPtr, 8> priority;  // base + priority
     std::shared_ptr<const EthtoolNames> names;
     std::vector<Pick> picks;
+    std::string mtu_path;
+    CachedFd mtu_fd;  // read at every scrape: held open
     // What the netdev's driver lacks (ethtool statistics, dcbnl, the ECN
     // files) is not asked again at every scrape: a driver does not grow an
     // operation while it is bound. Looked at again when a read says the
@@ -392,7 +397,10 @@ class RoceCollector final : public Collector {
 
   void Mtu(PortState& ps, MetricSet& out) {
     const std::string key = "mtu/" + ps.netdev;
-    auto mtu = ReadNetdevMtu(src_.sysfs, ps.netdev);
+    if (ps.mtu_path.empty()) {
+      ps.mtu_path = src_.sysfs + "/class/net/" + ps.netdev + "/mtu";
+    }
+    auto mtu = ReadInt(ps.mtu_fd, ps.mtu_path);
     if (!mtu.ok()) {
       Problem(key, mtu.error(), spdlog::level::warn);
       if (Vanished(mtu.error().errno_value)) Recheck(ps);

@@ -9,8 +9,8 @@
 # Environment: SCRAPES (per configuration, default 40), ROUNDS (floor rounds
 #   per part, default 96), BLOCKS (interleaved blocks they are split into,
 #   default 8), CONFIGS (default "default none sysfs roce netlink_stat
-#   netlink_resource kmsg pcie carrier ethtool"), PERF (1: also profile the
-#   default exporter in the guest: perf.txt), RNIC_VM_LOCK (a lock file: held with flock while
+#   netlink_resource kmsg pcie carrier ethtool"), PERF (1 or a configuration
+#   name: also profile that exporter in the guest: perf.txt), RNIC_VM_LOCK (a lock file: held with flock while
 #   the VM runs, so VM runs on a shared machine never overlap), and the
 #   tests/vm knobs (RNIC_VM_SMP, RNIC_VM_MEM, ...).
 # Prints the table (tests/bench/vm_cost_table.py); raw figures are in

@@ -86,16 +86,19 @@ while [ $b -le "$BLOCKS" ]; do
   b=$((b + 1))
 done
 
-# PERF=1: where the default exporter's time goes, kernel and user space
+# PERF=1 (or a configuration's name): where the default exporter's time goes, kernel and user space
 # (cpu-clock: TCG has no PMU), while it is scraped as in the blocks.
 if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
+  pcfg=$PERF
+  [ "$pcfg" = 1 ] && pcfg=default
+  eval "ppid=\$PID_$pcfg pport=\$PORT_$pcfg"
   echo 0 >/proc/sys/kernel/kptr_restrict
   echo -1 >/proc/sys/kernel/perf_event_paranoid
-  perf record -e cpu-clock -F 499 -g -o /tmp/perf.data -p "$PID_default" -- sleep 30 \
+  perf record -e cpu-clock -F 499 -g -o /tmp/perf.data -p "$ppid" -- sleep 30 \
     >/dev/null 2>"$VMOUT/perf-record.err" &
   perf_pid=$!
   usleep 500000
-  rnic_vm_scrape_cpu --pid "$PID_default" --port "$PORT_default" --scrapes 200 \
+  rnic_vm_scrape_cpu --pid "$ppid" --port "$pport" --scrapes 200 \
     --warmup 1 --no-idle >/dev/null || true
   wait "$perf_pid" || true
   perf report -i /tmp/perf.data --stdio --no-children --sort dso,sym \
