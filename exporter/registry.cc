@@ -16,11 +16,20 @@ constexpr char kStillRunning[] = "previous scrape still running";
 
 using Clock = std::chrono::steady_clock;
 
-struct Task {
-  explicit Task(Clock::time_point d) : deadline(d) {}
-  const Clock::time_point deadline;
+// The tasks of one scrape. Gather() sleeps until the last one is done (or
+// the deadline): one wake-up per scrape, not one per collector.
+struct Batch {
   std::mutex mu;
   std::condition_variable cv;
+  std::size_t remaining = 0;
+};
+
+// Fields below `batch` are guarded by batch->mu.
+struct Task {
+  Task(Clock::time_point d, std::shared_ptr<Batch> b)
+      : deadline(d), batch(std::move(b)) {}
+  const Clock::time_point deadline;
+  const std::shared_ptr<Batch> batch;
   bool started = false;
   bool done = false;
   bool ok = false;
@@ -54,15 +63,18 @@ namespace {
 
 void Finish(Task& task, bool ok, std::string error, double seconds,
             MetricSet out) {
+  Batch& b = *task.batch;
+  bool last = false;
   {
-    std::lock_guard<std::mutex> g(task.mu);
+    std::lock_guard<std::mutex> g(b.mu);
     task.done = true;
     task.ok = ok;
     task.error = std::move(error);
     task.seconds = seconds;
     task.out = std::move(out);
+    last = --b.remaining == 0;
   }
-  task.cv.notify_all();
+  if (last) b.cv.notify_all();
 }
 
 }  // namespace
@@ -84,7 +96,7 @@ void CollectorRunner::Work(const std::shared_ptr<Slot>& slot,
       Finish(*task, false, kStillRunning, 0, {});
     } else {
       {
-        std::lock_guard<std::mutex> g(task->mu);
+        std::lock_guard<std::mutex> g(task->batch->mu);
         task->started = true;
       }
       bool ok = false;
@@ -155,10 +167,12 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
     std::lock_guard<std::mutex> g(before_scrape_mu_);
     before_scrape_();
   }
+  auto batch = std::make_shared<Batch>();
+  batch->remaining = slots_.size();
   std::vector<std::shared_ptr<Task>> tasks;
   tasks.reserve(slots_.size());
   for (const auto& slot : slots_) {
-    auto task = std::make_shared<Task>(deadline);
+    auto task = std::make_shared<Task>(deadline, batch);
     tasks.push_back(task);
     running_->fetch_add(1);
     {
@@ -168,13 +182,14 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
     slot->cv.notify_one();
   }
 
+  std::unique_lock<std::mutex> lk(batch->mu);
+  batch->cv.wait_until(lk, deadline, [&] { return batch->remaining == 0; });
   MetricSet result;
   MetricSet meta;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     auto& task = *tasks[i];
     auto& slot = *slots_[i];
-    std::unique_lock<std::mutex> lk(task.mu);
-    bool done = task.cv.wait_until(lk, deadline, [&] { return task.done; });
+    const bool done = task.done;
     std::string error;
     double seconds;
     if (!done) {
@@ -189,7 +204,6 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
         error = task.error;
       }
     }
-    lk.unlock();
     {
       std::lock_guard<std::mutex> g(slot.last_error_mu);
       // A scrape the collector did not finish says nothing about a failure
@@ -212,6 +226,7 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
              error.empty() ? 1 : 0);
     meta.Add(exporter_families::kCollectorDuration, slot.labels, seconds);
   }
+  lk.unlock();
   result.Merge(std::move(meta));
   return result;
 }

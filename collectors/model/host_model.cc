@@ -188,6 +188,7 @@ std::string FindPortNetdev(int devfd, const std::string& port_dir,
 HostModel::HostModel(Options options)
     : sysfs_(std::move(options.sysfs)),
       class_dir_(sysfs_ + "/class/infiniband"),
+      net_dir_(sysfs_ + "/class/net"),
       netlink_(std::move(options.netlink)) {}
 
 std::shared_ptr<Device> HostModel::ReadDevice(int classfd,
@@ -294,7 +295,7 @@ std::shared_ptr<Device> HostModel::ReadDevice(int classfd,
   return d;
 }
 
-bool HostModel::NetdevsStillThere(const Device& dev) const {
+bool HostModel::NetdevsStillThere(const Device& dev, int netfd) const {
   for (const Port& p : dev.ports) {
     if (p.link_layer == "InfiniBand") continue;
     if (p.netdev.empty() || !p.netdev_visible) {
@@ -303,9 +304,10 @@ bool HostModel::NetdevsStillThere(const Device& dev) const {
       if (checks_since_resolve_ % kNetdevRetryChecks == 0) return false;
       continue;
     }
-    const std::string path = sysfs_ + "/class/net/" + p.netdev;
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return false;  // renamed or gone
+    if (::fstatat(netfd, p.netdev.c_str(), &st, 0) != 0) {
+      return false;  // renamed or gone
+    }
   }
   return true;
 }
@@ -321,6 +323,8 @@ std::shared_ptr<const Snapshot> HostModel::Refresh() {
   Fd classfd(::open(class_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   const bool have_sysfs = classfd.ok();
   if (have_sysfs) {
+    // Without class/net every netdev check fails (EBADF), as before.
+    const Fd netfd(::open(net_dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
     std::vector<std::string> names;
     ListDir(classfd.get(),
             [&](std::string_view n, unsigned char) { names.emplace_back(n); });
@@ -334,7 +338,7 @@ std::shared_ptr<const Snapshot> HostModel::Refresh() {
           invalid_all_ ||
           std::find(invalid_.begin(), invalid_.end(), name) != invalid_.end();
       if (prev && prev->in_sysfs && SameIdentity(*prev, st) && !invalid &&
-          NetdevsStillThere(*prev)) {
+          NetdevsStillThere(*prev, netfd.get())) {
         devices.push_back(prev);
         continue;
       }

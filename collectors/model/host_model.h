@@ -136,10 +136,13 @@ class HostModel {
  private:
   std::shared_ptr<Device> ReadDevice(int classfd, const std::string& name,
                                      const struct ::stat& st);
-  [[nodiscard]] bool NetdevsStillThere(const Device& dev) const;
+  // `netfd`: <sysfs>/class/net, opened once per check, so each netdev costs
+  // a lookup of its own name only.
+  [[nodiscard]] bool NetdevsStillThere(const Device& dev, int netfd) const;
 
   std::string sysfs_;
   std::string class_dir_;
+  std::string net_dir_;
   NetlinkDeviceLister netlink_;
   mutable std::mutex mu_;
   std::shared_ptr<const Snapshot> current_;
