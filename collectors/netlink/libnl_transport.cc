@@ -94,7 +94,9 @@ Status LibnlTransport::Exchange(const Request& req,
                                 const MessageCallback& on_msg) {
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
-  const int flags = NLM_F_REQUEST | (req.dump ? NLM_F_DUMP : NLM_F_ACK);
+  const int flags = NLM_F_REQUEST | (req.dump           ? NLM_F_DUMP
+                                     : req.single_reply ? 0
+                                                        : NLM_F_ACK);
   nl_msg* msg =
       nlmsg_alloc_simple(req.msg_type.value_or(MsgType(req.cmd)), flags);
   if (msg == nullptr) return Error{"nlmsg_alloc", ENOMEM};
@@ -129,7 +131,18 @@ Status LibnlTransport::Exchange(const Request& req,
     std::span<const std::uint8_t> bytes(buf_.data(),
                                         static_cast<std::size_t>(n));
     if (tap_) tap_(req, bytes);
-    Status st = WalkMessages(bytes, seq, on_msg, &finished);
+    bool replied = false;
+    const MessageCallback* cb = &on_msg;
+    MessageCallback counting;
+    if (req.single_reply) {
+      counting = [&](const nlmsghdr& m) {
+        replied = true;
+        return on_msg(m);
+      };
+      cb = &counting;
+    }
+    Status st = WalkMessages(bytes, seq, *cb, &finished);
+    if (replied) finished = true;
     if (!st.ok()) {
       if (!finished) {
         // The callback or the framing failed mid-answer: drain the rest so

@@ -16,7 +16,12 @@ Request DevRequest(std::uint16_t cmd, bool dump, std::uint32_t dev) {
 
 Request PortRequest(std::uint16_t cmd, bool dump, std::uint32_t dev,
                     std::uint32_t port) {
-  return Request{cmd, dump, {{kAttrDevIndex, dev}, {kAttrPortIndex, port}}};
+  Request r{cmd, dump};
+  r.u32_attrs = {{kAttrDevIndex, dev}, {kAttrPortIndex, port}};
+  // nldev's GET doits answer with one message (nldev_stat_get_doit,
+  // stat_get_doit_default_counter, nldev_stat_get_counter_status_doit).
+  r.single_reply = !dump && cmd != kCmdStatSet;
+  return r;
 }
 
 // Streams a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.

@@ -41,6 +41,13 @@ struct Request {
   // empty for RDMA requests.
   std::string name;
 
+  // A GET doit answered by exactly one message (or an error, which the
+  // kernel always sends): no NLM_F_ACK is asked, and the answer ends with
+  // that message. Saves the ack's allocation in the kernel and a datagram
+  // per request. Requests that may answer nothing on success (SETs) keep
+  // the ack.
+  bool single_reply = false;
+
   // A stable, file-name-safe name for the request, e.g.
   // "STAT_GET_dev1_port1" or "RES_QP_GET_dump_dev1", or `name` when set.
   // Replay files use it.

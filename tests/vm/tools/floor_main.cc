@@ -79,7 +79,9 @@ class Socket {
   void Exchange(std::uint16_t cmd, bool dump, std::optional<std::uint32_t> dev,
                 std::optional<std::uint32_t> port, Tally* t, Fn&& on_msg) {
     nl_msg* msg = nlmsg_alloc_simple(
-        nl::MsgType(cmd), NLM_F_REQUEST | (dump ? NLM_F_DUMP : NLM_F_ACK));
+        // A GET doit answers with one message (or an error, always sent):
+        // no ack asked, as the exporter asks none.
+        nl::MsgType(cmd), NLM_F_REQUEST | (dump ? NLM_F_DUMP : 0));
     // Device indexes start at 0 (rxe0 is often 0): absent is not 0.
     if (dev) nla_put_u32(msg, nl::kAttrDevIndex, *dev);
     if (port) nla_put_u32(msg, nl::kAttrPortIndex, *port);
@@ -110,7 +112,7 @@ class Socket {
         ++t->messages;
         t->bytes += h->nlmsg_len;
         on_msg(h);
-        // A doit answers with one message and then the ack.
+        if (!dump) return;  // a doit's one message
       }
     }
   }
