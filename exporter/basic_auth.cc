@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <sys/random.h>
 
 #include <cctype>
 #include <cstring>
@@ -130,7 +131,11 @@ bool DecodeBasicAuth(std::string_view authorization, std::string& user,
 
 BasicAuth::BasicAuth(std::vector<std::pair<std::string, std::string>> users)
     : users_(std::move(users)) {
-  if (RAND_bytes(hmac_key_.data(), static_cast<int>(hmac_key_.size())) != 1) {
+  if (users_.empty()) return;  // auth off: OpenSSL is never touched
+  // getrandom, not RAND_bytes: OpenSSL's generator loads its providers,
+  // about 3 MiB of resident libcrypto for 32 bytes.
+  if (::getrandom(hmac_key_.data(), hmac_key_.size(), 0) !=
+      static_cast<ssize_t>(hmac_key_.size())) {
     // Without randomness, no cache: every request pays for bcrypt.
     cache_disabled_ = true;
   }
