@@ -176,6 +176,9 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   const auto snap = own_model_ ? model_->Refresh() : model_->Current();
 
   Status fatal;
+  // Once per scrape: under emulation (qemu TCG, HPET) a clock read is a
+  // trap, and this was one per port.
+  const auto now = std::chrono::steady_clock::now();
   for (const auto& devp : snap->devices) {
     const host::Device& dev = *devp;
     if (ctx.Expired()) break;
@@ -238,7 +241,7 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
 
       if (options_.qp_counters &&
           parts_.Enabled(PartKey("qp_counters", dev.name)) &&
-          std::chrono::steady_clock::now() >= pc.bound_next) {
+          now >= pc.bound_next) {
         CollectBound(src, dev, pc, out, &fatal);
       }
     }
