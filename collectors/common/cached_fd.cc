@@ -79,7 +79,12 @@ long CachedFd::ReadFile(const char* path, char* buf, std::size_t cap) {
     if (n >= 0) return n;
     Close();  // a removed node, or an error that a fresh open may not have
   }
-  const int fd = OpenForReading(AT_FDCWD, path);
+  return OpenAndRead(AT_FDCWD, path, buf, cap);
+}
+
+long CachedFd::OpenAndRead(int dirfd, const char* name, char* buf,
+                           std::size_t cap) {
+  const int fd = OpenForReading(dirfd, name);
   if (fd < 0) return -errno;
   const long n = ReadAt0(fd, buf, cap);
   if (n < 0) {

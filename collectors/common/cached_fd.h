@@ -37,6 +37,10 @@ class CachedFd {
   // again once, so a netdev deleted and created under the same name reads
   // the new one.
   [[nodiscard]] long ReadFile(const char* path, char* buf, std::size_t cap);
+  // Opens `name` of `dirfd` (AT_FDCWD: a path), reads it from offset 0 and
+  // keeps it if the read worked and the budget allows: bytes or -errno.
+  [[nodiscard]] long OpenAndRead(int dirfd, const char* name, char* buf,
+                                 std::size_t cap);
 
  private:
   int fd_ = -1;

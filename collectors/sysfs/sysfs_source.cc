@@ -164,15 +164,7 @@ long SysfsSource::ReadCached(CachedFd& cached, LazyDir& dir,
   }
   const int dirfd = dir.get();
   if (dirfd < 0) return -errno;
-  const int fd = OpenForReading(dirfd, name);
-  if (fd < 0) return -errno;
-  const long n = ReadAt0(fd, buf, cap);
-  if (n < 0) {
-    ::close(fd);
-    return n;
-  }
-  cached.Adopt(fd);
-  return n;
+  return cached.OpenAndRead(dirfd, name, buf, cap);
 }
 
 std::string SysfsSource::PathOf(std::string_view dir,
