@@ -6,6 +6,8 @@
 
 #include <cstring>
 
+#include "collectors/common/host_port.h"
+
 namespace rnic {
 namespace {
 
@@ -88,7 +90,11 @@ int ExternalSslCtx(void** ssl_ctx, void* user_data) {
 }  // namespace
 
 Result<std::string> ToCivetPort(const std::string& address) {
-  if (!address.empty() && address[0] == '[') {
+  auto hp = ParseHostPort(address);
+  if (!hp.ok()) {
+    return Error{"--web.listen-address " + address + ": " + hp.error().message};
+  }
+  if (hp->bracketed) {
     if (!mg_check_feature(MG_FEATURES_IPV6)) {
       return Error{"--web.listen-address " + address +
                    ": this CivetWeb build has no IPv6 support (Debian 12's "
@@ -96,19 +102,12 @@ Result<std::string> ToCivetPort(const std::string& address) {
     }
     return address;
   }
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos) {
+  if (!hp->port) {
     return Error{"--web.listen-address " + address +
                  ": expected host:port or :port"};
   }
-  std::string host = address.substr(0, colon);
-  std::string port = address.substr(colon + 1);
-  if (port.empty() ||
-      port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(port) > 65535) {
-    return Error{"--web.listen-address " + address + ": bad port '" + port +
-                 "'"};
-  }
+  const std::string& host = hp->host;
+  const std::string port = std::to_string(*hp->port);
   if (host.empty()) return "0.0.0.0:" + port;
   in_addr a{};
   if (inet_pton(AF_INET, host.c_str(), &a) == 1) return host + ":" + port;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "collectors/collector_options.h"
+#include "collectors/common/host_port.h"
 #include "collectors/common/yaml_map.h"
 #include "collectors/common/yaml_scalar.h"
 
@@ -71,34 +72,17 @@ Result<PeerSpec> Peer(const YAML::Node& n, const std::string& key) {
 }  // namespace
 
 Result<std::pair<std::string, int>> SplitHostPort(const std::string& text) {
-  std::string host = text;
-  std::string port;
-  if (!text.empty() && text.front() == '[') {
-    const auto close = text.find(']');
-    if (close == std::string::npos) return Error{"unclosed '[' in " + text};
-    host = text.substr(1, close - 1);
-    if (close + 1 < text.size()) {
-      if (text[close + 1] != ':') return Error{"bad address " + text};
-      port = text.substr(close + 2);
-    }
-  } else if (const auto colon = text.rfind(':'); colon != std::string::npos) {
-    if (text.find(':') != colon) return Error{"IPv6 needs [brackets]: " + text};
-    host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-  }
-  if (host.empty()) return Error{"empty host in '" + text + "'"};
-  for (unsigned char c : host) {
+  auto hp = ParseHostPort(text);
+  if (!hp.ok()) return hp.error();
+  if (hp->host.empty()) return Error{"empty host in '" + text + "'"};
+  for (unsigned char c : hp->host) {
     if (!(std::isalnum(c) || c == '.' || c == '-' || c == ':' || c == '_'))
-      return Error{"bad character in host '" + host + "'"};
+      return Error{"bad character in host '" + hp->host + "'"};
   }
-  int p = 0;
-  if (!port.empty() || text.back() == ':') {
-    auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-    if (ec != std::errc() || end != port.data() + port.size() || p < 1 ||
-        p > 65535)
-      return Error{"bad port in '" + text + "'"};
+  if (hp->port && *hp->port == 0) {
+    return Error{"bad port in '" + text + "' (expected 1 to 65535)"};
   }
-  return std::pair{host, p};
+  return std::pair{hp->host, hp->port.value_or(0)};
 }
 
 std::uint32_t FabricConfig::MaxSize() const {

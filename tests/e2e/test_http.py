@@ -83,7 +83,8 @@ def run_binary(args):
 class StartupErrorTest(unittest.TestCase):
     def assert_fails_naming(self, args, needle):
         p = run_binary(args)
-        self.assertNotEqual(p.returncode, 0, p.stderr)
+        # 2: refused with a message; never an abort (134) or a crash.
+        self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn(needle, p.stderr)
 
     def test_bad_flags_stop_startup_with_their_name(self):
@@ -92,6 +93,9 @@ class StartupErrorTest(unittest.TestCase):
         self.assert_fails_naming(["--log.level=chatty"], "--log.level")
         self.assert_fails_naming(["--web.listen-address=[::1]:0"], "IPv6")
         self.assert_fails_naming(["--web.listen-address=127.0.0.1:99999"], "bad port")
+        # Too many digits for any integer: refused, not an uncaught exception.
+        self.assert_fails_naming(
+            ["--web.listen-address=:99999999999999999999"], "bad port")
 
     def test_bad_collector_option_values_stop_startup(self):
         # Each value is checked against its option's type at start-up, also for
