@@ -77,7 +77,8 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
   EXPECT_EQ(ErrorOf("{operations: [send, atomic]}"),
             "fabric.operations[1]: unknown operation 'atomic' (send, write, "
             "read)");
-  EXPECT_EQ(ErrorOf("{peers: ['a:b']}"), "fabric.peers[0]: bad port in 'a:b'");
+  EXPECT_EQ(ErrorOf("{peers: ['a:b']}"),
+            "fabric.peers[0]: bad port 'b' in 'a:b' (expected 0 to 65535)");
   EXPECT_EQ(ErrorOf("{peers: [{labels: {}}]}"),
             "fabric.peers[0]: needs an address");
   EXPECT_EQ(ErrorOf("{peers: [{address: a, x: 1}]}"),

@@ -64,8 +64,9 @@ TEST(FileSdTest, ErrorsNameTheEntry) {
             "file_sd[0].targets: must be a list");
   EXPECT_EQ(ParseFileSd("[{targets: [a], x: 1}]").error().message,
             "file_sd[0].x: unknown key");
-  EXPECT_EQ(ParseFileSd("[{targets: ['a:x']}]").error().message,
-            "file_sd[0].targets[0]: bad port in 'a:x'");
+  EXPECT_EQ(
+      ParseFileSd("[{targets: ['a:x']}]").error().message,
+      "file_sd[0].targets[0]: bad port 'x' in 'a:x' (expected 0 to 65535)");
   EXPECT_EQ(ParseFileSd("[{targets: [[a]]}]").error().message,
             "file_sd[0].targets[0]: must be a string");
   EXPECT_EQ(ParseFileSd("[{targets: [a], labels: {t: [1]}}]").error().message,
