@@ -140,6 +140,12 @@ Result<std::string> HttpGetOver(Conn& conn, const std::string& host, int port,
     raw.append(buf, *n);
     if (raw.size() > max_bytes + 8192) return Error{"answer too large"};
   }
+  // A TLS server that gets plain HTTP closes, or answers with an alert.
+  if (raw.empty()) {
+    return Error{
+        "the peer closed without answering (does it serve TLS? "
+        "exchange_scheme: https)"};
+  }
   if (LooksLikeTls(raw)) {
     return Error{"the peer answered with TLS (exchange_scheme: https?)"};
   }

@@ -13,6 +13,12 @@ namespace rnic::fabric {
 namespace {
 
 const std::string kKey = "fabric.exchange_tls_config";
+// After a TLS 1.3 handshake, a server that wanted a client certificate it
+// did not get (or did not trust) closes the connection: the client's first
+// write or read fails with no OpenSSL error of its own.
+constexpr const char* kClosed =
+    "connection closed by the peer (does it require a client certificate? "
+    "exchange_tls_config.cert_file)";
 
 // The oldest queued OpenSSL error (the cause, not its consequences); the
 // queue is left empty for the next call on this thread.
@@ -68,7 +74,7 @@ class TlsConn final : public Conn {
           },
           deadline, "send");
       if (!n) return n.error();
-      if (*n < 0) return Error{"TLS send: " + OpenSslError("failed")};
+      if (*n < 0) return Error{"TLS send: " + OpenSslError(kClosed)};
       sent += static_cast<std::size_t>(*n);
     }
     return Status::Ok();
@@ -83,7 +89,7 @@ class TlsConn final : public Conn {
     if (-*n == SSL_ERROR_ZERO_RETURN) return std::size_t{0};
     // A server that asked for a client certificate it did not get says so
     // with an alert after a TLS 1.3 handshake: it shows up here.
-    return Error{"TLS receive: " + OpenSslError("connection closed")};
+    return Error{"TLS receive: " + OpenSslError(kClosed)};
   }
 
   Status Connect(Deadline deadline) {
