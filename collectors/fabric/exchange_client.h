@@ -25,9 +25,9 @@ class ExchangeClient : public std::enable_shared_from_this<ExchangeClient> {
       const FabricConfig& config);
 
   // Body of a 200 answer to GET path, as HttpGetBody.
-  [[nodiscard]] Result<std::string> Get(const std::string& host, int port,
-                                        const std::string& path,
-                                        std::chrono::milliseconds timeout) const;
+  [[nodiscard]] Result<std::string> Get(
+      const std::string& host, int port, const std::string& path,
+      std::chrono::milliseconds timeout) const;
 
   // Bound to this client, for EngineDeps::http_get.
   [[nodiscard]] HttpGet AsHttpGet() const;

@@ -111,8 +111,7 @@ CollectorSpec MakeFabricCollectorSpec() {
                                                   : MakeHostModel(args.paths);
     fabric::EngineDeps deps{
         fabric::MakeLocalReader(model, args.Regex("devices")),
-        fabric::SystemResolver(),
-        (*client)->AsHttpGet()};
+        fabric::SystemResolver(), (*client)->AsHttpGet()};
     auto engine = std::make_unique<fabric::FabricEngine>(
         *cfg, static_cast<int>(args.Int("port")),
         static_cast<int>(args.Int("tos")), stats, std::move(deps));

@@ -101,8 +101,7 @@ Result<ExchangeTlsConfig> ExchangeTls(const YAML::Node& n,
   if (n["server_name"]) {
     auto v = yaml::Text(n["server_name"], key + ".server_name");
     if (!v) return v.error();
-    if (v->empty() ||
-        !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
+    if (v->empty() || !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
           return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' ||
                  ch == '_';
         })) {
@@ -112,8 +111,8 @@ Result<ExchangeTlsConfig> ExchangeTls(const YAML::Node& n,
     t.server_name = *v;
   }
   if (n["insecure_skip_verify"]) {
-    auto v = yaml::Bool(n["insecure_skip_verify"],
-                        key + ".insecure_skip_verify");
+    auto v =
+        yaml::Bool(n["insecure_skip_verify"], key + ".insecure_skip_verify");
     if (!v) return v.error();
     t.insecure_skip_verify = *v;
   }
@@ -247,16 +246,15 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
   }
   if (node["exchange_tls_config"]) {
     if (!c.exchange_https) {
-      return KeyError(P("exchange_tls_config"),
-                      "needs exchange_scheme: https");
+      return KeyError(P("exchange_tls_config"), "needs exchange_scheme: https");
     }
-    RNIC_TRY(v, ExchangeTls(node["exchange_tls_config"],
-                            P("exchange_tls_config")));
+    RNIC_TRY(
+        v, ExchangeTls(node["exchange_tls_config"], P("exchange_tls_config")));
     c.exchange_tls = std::move(*v);
   }
   if (node["exchange_basic_auth"]) {
-    RNIC_TRY(v, BasicAuth(node["exchange_basic_auth"],
-                          P("exchange_basic_auth")));
+    RNIC_TRY(v,
+             BasicAuth(node["exchange_basic_auth"], P("exchange_basic_auth")));
     c.exchange_basic_auth = std::move(*v);
   }
   if (node["operations"]) {

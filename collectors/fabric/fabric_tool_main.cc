@@ -18,6 +18,7 @@
 // the exchange settings of FILE's fabric: section (https, TLS, basic auth),
 // and prints the answer, or "exchange_failed: <why>" (exit 1).
 #include <signal.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <charconv>
@@ -25,8 +26,6 @@
 #include <cstring>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_config.h"

@@ -46,12 +46,9 @@ class Conn {
 [[nodiscard]] int MsLeft(Deadline deadline);
 
 // GET `path` over `conn`; `extra_headers` are whole "Name: value\r\n" lines.
-[[nodiscard]] Result<std::string> HttpGetOver(Conn& conn,
-                                              const std::string& host, int port,
-                                              const std::string& path,
-                                              const std::string& extra_headers,
-                                              Deadline deadline,
-                                              std::size_t max_bytes);
+[[nodiscard]] Result<std::string> HttpGetOver(
+    Conn& conn, const std::string& host, int port, const std::string& path,
+    const std::string& extra_headers, Deadline deadline, std::size_t max_bytes);
 
 // Splits a raw HTTP/1.x answer: status 200 required, body after the blank
 // line. Pure, for tests and the fuzz target.

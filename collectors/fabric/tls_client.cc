@@ -93,8 +93,8 @@ class TlsConn final : public Conn {
   }
 
   Status Connect(Deadline deadline) {
-    auto r = Drive([&] { return SSL_connect(ssl_); }, deadline,
-                   "TLS handshake");
+    auto r =
+        Drive([&] { return SSL_connect(ssl_); }, deadline, "TLS handshake");
     if (!r) return r.error();
     if (*r > 0) return Status::Ok();
     const long v = SSL_get_verify_result(ssl_);
@@ -128,8 +128,8 @@ Result<std::unique_ptr<TlsClient>> TlsClient::Create(
   if (!config.insecure_skip_verify) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
     if (!config.ca_file.empty()) {
-      if (SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(),
-                                        nullptr) != 1) {
+      if (SSL_CTX_load_verify_locations(ctx, config.ca_file.c_str(), nullptr) !=
+          1) {
         return Error{kKey + ".ca_file: cannot load '" + config.ca_file +
                      "': " + OpenSslError("no certificate")};
       }
