@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_families.h"
 
 namespace rnic {
@@ -102,15 +103,15 @@ CollectorSpec MakeFabricCollectorSpec() {
       return std::unique_ptr<Collector>(
           new fabric::FabricCollector(stats, nullptr, nullptr));
     }
+    // Loads the exchange's TLS files (OpenSSL only with https) and checks
+    // the password file: a mistake there stops start-up.
+    auto client = fabric::ExchangeClient::Create(*cfg);
+    if (!client) return client.error();
     auto model = args.shared && args.shared->host ? args.shared->host
                                                   : MakeHostModel(args.paths);
     fabric::EngineDeps deps{
         fabric::MakeLocalReader(model, args.Regex("devices")),
-        fabric::SystemResolver(),
-        [](const std::string& host, int port, const std::string& path,
-           std::chrono::milliseconds timeout) {
-          return fabric::HttpGetBody(host, port, path, timeout);
-        }};
+        fabric::SystemResolver(), (*client)->AsHttpGet()};
     auto engine = std::make_unique<fabric::FabricEngine>(
         *cfg, static_cast<int>(args.Int("port")),
         static_cast<int>(args.Int("tos")), stats, std::move(deps));

@@ -69,6 +69,80 @@ Result<PeerSpec> Peer(const YAML::Node& n, const std::string& key) {
   return p;
 }
 
+// A path value: non-empty text.
+Result<std::string> Path(const YAML::Node& n, const std::string& key) {
+  auto t = yaml::Text(n, key);
+  if (!t) return t.error();
+  if (t->empty()) return KeyError(key, "must not be empty");
+  return *t;
+}
+
+Result<ExchangeTlsConfig> ExchangeTls(const YAML::Node& n,
+                                      const std::string& key) {
+  if (auto s = CheckMapKeys(n, key,
+                            {"ca_file", "cert_file", "key_file", "server_name",
+                             "insecure_skip_verify"});
+      !s) {
+    return s.error();
+  }
+  ExchangeTlsConfig t;
+  for (auto [name, field] :
+       {std::pair{"ca_file", &t.ca_file}, std::pair{"cert_file", &t.cert_file},
+        std::pair{"key_file", &t.key_file}}) {
+    if (!n[name]) continue;
+    auto v = Path(n[name], key + "." + name);
+    if (!v) return v.error();
+    *field = std::move(*v);
+  }
+  if (t.cert_file.empty() != t.key_file.empty()) {
+    return KeyError(key + (t.cert_file.empty() ? ".cert_file" : ".key_file"),
+                    "cert_file and key_file go together");
+  }
+  if (n["server_name"]) {
+    auto v = yaml::Text(n["server_name"], key + ".server_name");
+    if (!v) return v.error();
+    if (v->empty() || !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
+          return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' ||
+                 ch == '_';
+        })) {
+      return KeyError(key + ".server_name",
+                      "must be a host name or IP address, not '" + *v + "'");
+    }
+    t.server_name = *v;
+  }
+  if (n["insecure_skip_verify"]) {
+    auto v =
+        yaml::Bool(n["insecure_skip_verify"], key + ".insecure_skip_verify");
+    if (!v) return v.error();
+    t.insecure_skip_verify = *v;
+  }
+  return t;
+}
+
+Result<ExchangeBasicAuth> BasicAuth(const YAML::Node& n,
+                                    const std::string& key) {
+  if (auto s = CheckMapKeys(n, key, {"username", "password_file"}); !s)
+    return s.error();
+  if (!n["username"]) return KeyError(key, "needs a username");
+  if (!n["password_file"]) return KeyError(key, "needs a password_file");
+  ExchangeBasicAuth a;
+  auto u = yaml::Text(n["username"], key + ".username");
+  if (!u) return u.error();
+  // RFC 7617: the user-id cannot contain a colon; control characters would
+  // break the header.
+  if (u->empty() || std::any_of(u->begin(), u->end(), [](unsigned char ch) {
+        return ch == ':' || ch < 0x20 || ch == 0x7f;
+      })) {
+    return KeyError(key + ".username",
+                    "must be non-empty, without ':' or control characters");
+  }
+  a.username = std::move(*u);
+  auto p = Path(n["password_file"], key + ".password_file");
+  if (!p) return p.error();
+  a.password_file = std::move(*p);
+  return a;
+}
+
 }  // namespace
 
 Result<std::pair<std::string, int>> SplitHostPort(const std::string& text) {
@@ -106,6 +180,9 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
                              "dns",
                              "refresh_interval",
                              "exchange_port",
+                             "exchange_scheme",
+                             "exchange_tls_config",
+                             "exchange_basic_auth",
                              "operations",
                              "sizes",
                              "interval",
@@ -158,6 +235,27 @@ Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
   if (node["exchange_port"]) {
     RNIC_TRY(v, yaml::Int(node["exchange_port"], P("exchange_port"), 1, 65535));
     c.exchange_port = static_cast<int>(*v);
+  }
+  if (node["exchange_scheme"]) {
+    RNIC_TRY(v, yaml::Text(node["exchange_scheme"], P("exchange_scheme")));
+    if (*v != "http" && *v != "https") {
+      return KeyError(P("exchange_scheme"),
+                      "must be http or https, not '" + *v + "'");
+    }
+    c.exchange_https = *v == "https";
+  }
+  if (node["exchange_tls_config"]) {
+    if (!c.exchange_https) {
+      return KeyError(P("exchange_tls_config"), "needs exchange_scheme: https");
+    }
+    RNIC_TRY(
+        v, ExchangeTls(node["exchange_tls_config"], P("exchange_tls_config")));
+    c.exchange_tls = std::move(*v);
+  }
+  if (node["exchange_basic_auth"]) {
+    RNIC_TRY(v,
+             BasicAuth(node["exchange_basic_auth"], P("exchange_basic_auth")));
+    c.exchange_basic_auth = std::move(*v);
   }
   if (node["operations"]) {
     RNIC_TRY(v, yaml::List(node["operations"], P("operations"), Op));

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,23 @@ struct PeerSpec {
 // every pair (a routed fabric).
 enum class Pairing { kSubnet, kAll };
 
+// How the address exchange reaches peers' exporters that serve TLS and/or
+// ask for basic auth (their --web.config.file); named as in Prometheus'
+// scrape config. Paths are used as given.
+struct ExchangeTlsConfig {
+  std::string ca_file;    // empty: the system's trust store
+  std::string cert_file;  // client certificate (with key_file), optional
+  std::string key_file;
+  std::string server_name;  // empty: the peer's host (name or IP)
+  bool insecure_skip_verify = false;
+  bool operator==(const ExchangeTlsConfig&) const = default;
+};
+struct ExchangeBasicAuth {
+  std::string username;
+  std::string password_file;  // read at each exchange, trimmed
+  bool operator==(const ExchangeBasicAuth&) const = default;
+};
+
 struct FabricConfig {
   bool enabled = true;
   std::vector<PeerSpec> peers;               // static list
@@ -44,6 +62,9 @@ struct FabricConfig {
   std::string dns;                           // name whose A records are peers
   std::chrono::milliseconds refresh{30000};  // file mtime / DNS re-resolve
   int exchange_port = kDefaultExchangePort;
+  bool exchange_https = false;  // exchange_scheme: https
+  ExchangeTlsConfig exchange_tls;
+  std::optional<ExchangeBasicAuth> exchange_basic_auth;
   std::vector<probe::Operation> operations = {probe::Operation::kSend,
                                               probe::Operation::kWrite};
   std::vector<std::uint32_t> sizes = {64};

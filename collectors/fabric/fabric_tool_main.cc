@@ -12,6 +12,14 @@
 //   send size=64 n=100 failed=0 min_us=.. p50_us=.. p99_us=.. max_us=..
 // or "connect_failed event=<rdma_cm event> detail=..". Exit: 0 all ok,
 // 1 connect failed, 2 bad usage, 3 a probe failed.
+//
+//   rnic_fabric_tool --exchange HOST:PORT [--config FILE]
+// fetches a peer exporter's /fabric/addresses as the collector does, with
+// the exchange settings of FILE's fabric: section (https, TLS, basic auth),
+// and prints the answer, or "exchange_failed: <why>" (exit 1).
+#include <signal.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -19,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/rc_link.h"
 
@@ -51,9 +60,45 @@ double Quantile(std::vector<double> v, double q) {
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
+int Exchange(const std::string& target, const std::string& config_file) {
+  using namespace rnic::fabric;
+  YAML::Node section;
+  if (!config_file.empty()) {
+    try {
+      section = YAML::LoadFile(config_file)["fabric"];
+    } catch (const YAML::Exception& e) {
+      std::fprintf(stderr, "rnic_fabric_tool: %s: %s\n", config_file.c_str(),
+                   e.what());
+      return 2;
+    }
+  }
+  auto cfg = ParseFabricConfig(section);
+  if (!cfg) return Usage(cfg.error().message.c_str());
+  auto hp = SplitHostPort(target);
+  if (!hp) return Usage(("--exchange: " + hp.error().message).c_str());
+  auto client = ExchangeClient::Create(*cfg);
+  if (!client) return Usage(client.error().message.c_str());
+  auto body = (*client)->Get(hp->first,
+                             hp->second != 0 ? hp->second : cfg->exchange_port,
+                             "/fabric/addresses", std::chrono::seconds(10));
+  if (!body) {
+    std::printf("exchange_failed: %s\n", body.error().ToString().c_str());
+    return 1;
+  }
+  std::printf("%s\n", body->c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);
+  if (argc >= 3 && std::string(argv[1]) == "--exchange") {
+    if (argc == 3) return Exchange(argv[2], "");
+    if (argc == 5 && std::string(argv[3]) == "--config")
+      return Exchange(argv[2], argv[4]);
+    return Usage("--exchange HOST:PORT [--config FILE]");
+  }
   ConnectSpec spec;
   spec.port = rnic::fabric::kDefaultPort;
   spec.ack_timeout = 14;

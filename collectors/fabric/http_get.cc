@@ -7,18 +7,12 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 
 namespace rnic::fabric {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int MsLeft(Clock::time_point deadline) {
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - Clock::now())
-                      .count();
-  return ms < 0 ? 0 : static_cast<int>(ms);
-}
 
 struct Fd {
   int fd = -1;
@@ -27,7 +21,55 @@ struct Fd {
   }
 };
 
+class PlainConn final : public Conn {
+ public:
+  explicit PlainConn(int fd) : fd_(fd) {}
+  ~PlainConn() override { close(fd_); }
+
+  Status SendAll(std::string_view data, Deadline deadline) override {
+    std::size_t sent = 0;
+    while (sent < data.size()) {
+      pollfd p{fd_, POLLOUT, 0};
+      if (poll(&p, 1, MsLeft(deadline)) != 1) return Error{"send timed out"};
+      const ssize_t n =
+          send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno != EAGAIN) return Error::FromErrno("send", errno);
+      if (n > 0) sent += static_cast<std::size_t>(n);
+    }
+    return Status::Ok();
+  }
+
+  Result<std::size_t> Recv(char* buf, std::size_t size,
+                           Deadline deadline) override {
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, MsLeft(deadline)) != 1) return Error{"answer timed out"};
+      const ssize_t n = recv(fd_, buf, size, 0);
+      if (n >= 0) return static_cast<std::size_t>(n);
+      if (errno == EAGAIN || errno == EINTR) continue;
+      return Error::FromErrno("recv", errno);
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+// A TLS server's first bytes are a record header: content type 0x15 (alert)
+// or 0x16 (handshake), then version 3.x.
+bool LooksLikeTls(std::string_view raw) {
+  return raw.size() >= 3 && (raw[0] == 0x15 || raw[0] == 0x16) &&
+         raw[1] == 0x03;
+}
+
 }  // namespace
+
+int MsLeft(Deadline deadline) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - Clock::now())
+                      .count();
+  return ms < 0 ? 0 : static_cast<int>(ms);
+}
 
 Result<std::string> ParseHttpAnswer(std::string_view raw) {
   const auto eol = raw.find("\r\n");
@@ -45,11 +87,7 @@ Result<std::string> ParseHttpAnswer(std::string_view raw) {
   return std::string(raw.substr(body + 4));
 }
 
-Result<std::string> HttpGetBody(const std::string& host, int port,
-                                const std::string& path,
-                                std::chrono::milliseconds timeout,
-                                std::size_t max_bytes) {
-  const auto deadline = Clock::now() + timeout;
+Result<int> ConnectTcp(const std::string& host, int port, Deadline deadline) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -82,32 +120,51 @@ Result<std::string> HttpGetBody(const std::string& host, int port,
   }
   freeaddrinfo(res);
   if (s.fd < 0) return Error::FromErrno("connect " + host + ":" + service, err);
+  return std::exchange(s.fd, -1);
+}
+
+Result<std::string> HttpGetOver(Conn& conn, const std::string& host, int port,
+                                const std::string& path,
+                                const std::string& extra_headers,
+                                Deadline deadline, std::size_t max_bytes) {
   const std::string req = "GET " + path + " HTTP/1.0\r\nHost: " + host + ":" +
-                          service + "\r\nConnection: close\r\n\r\n";
-  std::size_t sent = 0;
-  while (sent < req.size()) {
-    pollfd p{s.fd, POLLOUT, 0};
-    if (poll(&p, 1, MsLeft(deadline)) != 1) return Error{"send timed out"};
-    const ssize_t n =
-        send(s.fd, req.data() + sent, req.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno != EAGAIN) return Error::FromErrno("send", errno);
-    if (n > 0) sent += static_cast<std::size_t>(n);
-  }
+                          std::to_string(port) + "\r\n" + extra_headers +
+                          "Connection: close\r\n\r\n";
+  if (auto s = conn.SendAll(req, deadline); !s) return s.error();
   std::string raw;
   char buf[4096];
   for (;;) {
-    pollfd p{s.fd, POLLIN, 0};
-    if (poll(&p, 1, MsLeft(deadline)) != 1) return Error{"answer timed out"};
-    const ssize_t n = recv(s.fd, buf, sizeof buf, 0);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EAGAIN || errno == EINTR) continue;
-      return Error::FromErrno("recv", errno);
-    }
-    raw.append(buf, static_cast<std::size_t>(n));
+    auto n = conn.Recv(buf, sizeof buf, deadline);
+    if (!n) return n.error();
+    if (*n == 0) break;
+    raw.append(buf, *n);
     if (raw.size() > max_bytes + 8192) return Error{"answer too large"};
   }
+  // A TLS server that gets plain HTTP closes, or answers with an alert.
+  if (raw.empty()) {
+    return Error{
+        "the peer closed without answering (does it serve TLS? "
+        "exchange_scheme: https)"};
+  }
+  if (LooksLikeTls(raw)) {
+    return Error{"the peer answered with TLS (exchange_scheme: https?)"};
+  }
   return ParseHttpAnswer(raw);
+}
+
+std::unique_ptr<Conn> MakePlainConn(int fd) {
+  return std::make_unique<PlainConn>(fd);
+}
+
+Result<std::string> HttpGetBody(const std::string& host, int port,
+                                const std::string& path,
+                                std::chrono::milliseconds timeout,
+                                std::size_t max_bytes) {
+  const auto deadline = Clock::now() + timeout;
+  auto fd = ConnectTcp(host, port, deadline);
+  if (!fd) return fd.error();
+  PlainConn conn(*fd);
+  return HttpGetOver(conn, host, port, path, "", deadline, max_bytes);
 }
 
 }  // namespace rnic::fabric

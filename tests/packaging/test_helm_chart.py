@@ -186,6 +186,58 @@ class HelmChartTest(unittest.TestCase):
                             "--config.file=" + local]) as e:
             self.assertIn("rnic_scrape_collector_success", e.metrics_text())
 
+    def test_fabric_exchange_follows_the_exporters_tls_and_auth(self):
+        rc, docs, err = render({
+            "web": {"tls": {"enabled": True, "secretName": "rnic-tls",
+                            "clientAuthType": "RequireAndVerifyClientCert"},
+                    "basicAuthUsers": {"fabric": bcrypt("pw")}},
+            "fabric": {"enabled": True,
+                       "exchange": {"serverName": "rnic.example",
+                                    "basicAuthUsername": "fabric",
+                                    "basicAuthSecret": "rnic-exchange"}}})
+        self.assertEqual(rc, 0, err)
+        self.assert_objects(docs)
+        c, pod = self.container(docs)
+        mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        self.assertEqual(volumes["exchange-auth"]["secret"]["secretName"], "rnic-exchange")
+        cm = [d for d in by_kind(docs, "ConfigMap")
+              if d["metadata"]["name"] == volumes["config"]["configMap"]["name"]][0]
+        text = cm["data"]["rnic_exporter.yml"]
+        fab = yaml.safe_load(text)["fabric"]
+        tls = mounts["tls"]
+        self.assertEqual(fab["exchange_scheme"], "https")
+        self.assertEqual(fab["exchange_tls_config"], {
+            "ca_file": tls + "/ca.crt", "cert_file": tls + "/tls.crt",
+            "key_file": tls + "/tls.key", "server_name": "rnic.example"})
+        self.assertEqual(fab["exchange_basic_auth"], {
+            "username": "fabric",
+            "password_file": mounts["exchange-auth"] + "/password"})
+        # The real exporter starts with it, the mounted files in the test's
+        # directory.
+        pki = Pki(self.tmp)
+        crt, key = pki.issue("fabric", 7002)
+        pw = os.path.join(self.tmp, "password")
+        with open(pw, "w") as f:
+            f.write("pw\n")
+        local = os.path.join(self.tmp, "fabric_tls.yml")
+        with open(local, "w") as f:
+            f.write(text.replace(tls + "/ca.crt", pki.ca_crt)
+                    .replace(tls + "/tls.crt", crt).replace(tls + "/tls.key", key)
+                    .replace(mounts["exchange-auth"] + "/password", pw))
+        with Exporter(BIN, ["--collector.disable-defaults", "--collector.fabric",
+                            "--config.file=" + local]) as e:
+            self.assertIn("rnic_scrape_collector_success", e.metrics_text())
+        # Without TLS and auth the section names neither.
+        rc, docs, err = render({"fabric": {"enabled": True}})
+        self.assertEqual(rc, 0, err)
+        cm = by_kind(docs, "ConfigMap")
+        self.assertNotIn("exchange_", "".join(d["data"].get("rnic_exporter.yml", "") for d in cm))
+        rc, docs, err = render({"fabric": {"enabled": True,
+                                           "exchange": {"basicAuthSecret": "s"}}})
+        self.assertNotEqual(rc, 0)
+        self.assertIn("fabric.exchange.basicAuthUsername is required", err)
+
     def test_tls_and_basic_auth_config_is_served_by_the_exporter(self):
         pki = Pki(self.tmp)
         crt, key = pki.issue("server", 7001)
