@@ -408,6 +408,18 @@ Result<Diagnostics> DecodeSff8472(const ModulePages& p) {
   return d;
 }
 
+Result<Diagnostics> DecodeAs(Spec spec, const ModulePages& pages) {
+  switch (spec) {
+    case Spec::kCmis:
+      return DecodeCmis(pages);
+    case Spec::kSff8472:
+      return DecodeSff8472(pages);
+    case Spec::kSff8636:
+      break;
+  }
+  return DecodeSff8636(pages);
+}
+
 }  // namespace
 
 std::string_view SpecName(Spec spec) {
@@ -468,18 +480,7 @@ bool WantsA2h(Spec spec, std::span<const std::uint8_t> lower) {
 Result<Diagnostics> Decode(const ModulePages& pages) {
   auto spec = Identify(pages.lower);
   if (!spec) return spec.error();
-  Result<Diagnostics> d = Error{"", EINVAL};
-  switch (*spec) {
-    case Spec::kCmis:
-      d = DecodeCmis(pages);
-      break;
-    case Spec::kSff8472:
-      d = DecodeSff8472(pages);
-      break;
-    case Spec::kSff8636:
-      d = DecodeSff8636(pages);
-      break;
-  }
+  auto d = DecodeAs(*spec, pages);
   if (d) {
     d->identifier = pages.lower[0];
     d->type = TypeName(pages.lower[0]);

@@ -177,6 +177,43 @@ TEST(Sff8472, MissingA2hIsAnErrorAndNotReadyIsRetried) {
   EXPECT_EQ(n.error().errno_value, EAGAIN);
 }
 
+// A real module's published dump (source in make_fixtures.py); the values
+// decoded by hand from its bytes.
+TEST(Sff8472, RealIntelE10gsfpsrxDump) {
+  auto d = Decode(LoadModule("sff8472_real_intel_e10gsfpsrx"));
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  EXPECT_EQ(d->type, "SFP");
+  EXPECT_EQ(d->vendor, "Intel Corp");
+  EXPECT_EQ(d->part_number, "FTLX8574D3BNL-IT");
+  EXPECT_EQ(d->revision, "A");
+  EXPECT_EQ(d->serial, "A41ASYK");
+  ASSERT_TRUE(d->monitors);
+  // A2h 96-105: 23 56 | 85 e0 | 10 f8 | 16 94 | 00 15.
+  EXPECT_NEAR(d->temperature_celsius, 35.3359375, kEps);  // 9046 / 256
+  EXPECT_NEAR(d->supply_voltage_volts, 3.4272, kEps);
+  ASSERT_EQ(d->lanes.size(), 1u);
+  const Lane& l = d->lanes[0];
+  EXPECT_NEAR(*l.tx_bias_amperes, 8.688e-3, kEps);
+  EXPECT_NEAR(*l.tx_power_watts, 0.578e-3, kEps);
+  EXPECT_NEAR(*l.rx_power_watts, 2.1e-6, kEps);
+  // A2h 0-39: temperature 93/-13/88/-8 degC, Vcc 3.7/2.9/3.6/3.0 V, bias
+  // 13/4/12.5/5 mA, Tx power HA 1 mW, Rx power LA 10 uW.
+  ASSERT_TRUE(d->thresholds.has_value());
+  const auto& t = *d->thresholds;
+  EXPECT_NEAR(t.temperature.high_alarm, 93, kEps);
+  EXPECT_NEAR(t.temperature.low_alarm, -13, kEps);
+  EXPECT_NEAR(t.temperature.low_warning, -8, kEps);
+  EXPECT_NEAR(t.supply_voltage.low_alarm, 2.9, kEps);
+  EXPECT_NEAR(t.tx_bias.high_warning, 12.5e-3, kEps);
+  EXPECT_NEAR(t.tx_power.high_alarm, 1e-3, kEps);
+  EXPECT_NEAR(t.rx_power.low_alarm, 10e-6, kEps);
+  EXPECT_NEAR(t.rx_power.low_warning, 15.8e-6, kEps);
+  // 2.1 uW is below both: bytes 113 and 117 = 0x40, nothing else.
+  ExpectFlags(l.rx_power_flags, false, true, false, true, "rx power");
+  ExpectFlags(l.tx_power_flags, false, false, false, false, "tx power");
+  ExpectFlags(d->temperature_flags, false, false, false, false, "temp");
+}
+
 // ReadModule asks A0h at 0x50, then A2h bytes 0..127 at 0x51 (page 0, the
 // lower half: the only window the kernel allows there), and nothing at 0x51
 // for a module without diagnostics.
