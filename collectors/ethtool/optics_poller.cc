@@ -27,9 +27,10 @@ Result<Diagnostics> ReadModule(const EepromReadFn& read,
     }
     std::copy(upper->begin(), upper->end(), pages.upper[id].begin());
   }
-  // SFF-8472 diagnostics: A2h bytes 0..127, only when A0h says they exist
-  // (the kernel's fallback for drivers without get_module_eeprom_by_page
-  // would answer A0h again for a module without them).
+  // SFF-8472 diagnostics: A2h bytes 0..127 (128..255 hold user and vendor
+  // EEPROM, nothing decoded), only when A0h says they exist (the kernel's
+  // fallback for drivers without get_module_eeprom_by_page would answer A0h
+  // again for a module without them).
   if (WantsA2h(*spec, pages.lower)) {
     auto a2h =
         read(netdev, ethtool::EepromWindow{0, 0, 0, 128, kSff8472DiagAddress});
