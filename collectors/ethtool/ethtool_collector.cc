@@ -167,6 +167,8 @@ void EthtoolCollector::EmitOptics(const optics::Reading& r,
           1);
   out.Add(f::kOpticReadTime, labels,
           std::chrono::duration<double>(r.read_at.time_since_epoch()).count());
+  // An SFP without digital diagnostics: its identity only.
+  if (!d.monitors) return;
   out.Add(f::kOpticTemperature, labels, d.temperature_celsius);
   out.Add(f::kOpticVoltage, labels, d.supply_voltage_volts);
   AddFlags(out, labels, "temperature", "", d.temperature_flags);
@@ -282,8 +284,8 @@ CollectorSpec MakeEthtoolCollectorSpec() {
   spec.default_enabled = true;
   spec.options = {
       BoolOption("optics",
-                 "Read module EEPROM diagnostics (SFF-8636, CMIS) in the "
-                 "background",
+                 "Read module EEPROM diagnostics (SFF-8636, CMIS, SFF-8472) in "
+                 "the background",
                  true),
       DurationOption("optics-interval",
                      "Read each module's EEPROM at most this often; scrapes "

@@ -44,20 +44,23 @@ inline constexpr FamilyDesc kStdStat{
     "rnic_ethtool_eth_phy_symbol_error_during_carrier_total; the HELP names "
     "the attribute (`ethtool -S <netdev> --all-groups`)."};
 
-// Module diagnostics (ETHTOOL_MSG_MODULE_EEPROM_GET, SFF-8636 / CMIS),
+// Module diagnostics (ETHTOOL_MSG_MODULE_EEPROM_GET, SFF-8636 / CMIS /
+// SFF-8472),
 // read in the background at most once per --collector.ethtool.optics-interval.
 inline constexpr FamilyDesc kOpticInfo{
     "rnic_optic_info", MetricType::Gauge,
     "device,port,netdev,type,spec,vendor,part_number,revision,serial",
-    "Pluggable module in the port: SFF-8024 type (QSFP28, QSFP-DD, OSFP), "
-    "management spec (sff8636, cmis), vendor name, part number, revision and "
-    "serial from upper page 00h. Always 1."};
+    "Pluggable module in the port: SFF-8024 type (QSFP28, QSFP-DD, OSFP, "
+    "SFP), management spec (sff8636, cmis, sff8472), vendor name, part "
+    "number, revision and serial from upper page 00h (SFP: A0h). Always 1."};
 inline constexpr FamilyDesc kOpticTemperature{
     "rnic_optic_temperature_celsius", MetricType::Gauge, kPort,
-    "Module temperature (SFF-8636 bytes 22-23, CMIS bytes 14-15)."};
+    "Module temperature (SFF-8636 bytes 22-23, CMIS bytes 14-15, SFF-8472 "
+    "A2h bytes 96-97)."};
 inline constexpr FamilyDesc kOpticVoltage{
     "rnic_optic_supply_voltage_volts", MetricType::Gauge, kPort,
-    "Module 3.3 V supply voltage (SFF-8636 bytes 26-27, CMIS bytes 16-17)."};
+    "Module 3.3 V supply voltage (SFF-8636 bytes 26-27, CMIS bytes 16-17, "
+    "SFF-8472 A2h bytes 98-99)."};
 inline constexpr FamilyDesc kOpticTxBias{
     "rnic_optic_tx_bias_amperes", MetricType::Gauge, kLane,
     "Laser bias current of a lane (lane 1 first)."};
@@ -72,7 +75,8 @@ inline constexpr char kLevel[] = "device,port,netdev,level";
 inline constexpr FamilyDesc kOpticTemperatureThreshold{
     "rnic_optic_temperature_threshold_celsius", MetricType::Gauge, kLevel,
     "The module's own temperature threshold, by level (high_alarm, "
-    "low_alarm, high_warning, low_warning; SFF-8636 page 03h, CMIS page 02h)."};
+    "low_alarm, high_warning, low_warning; SFF-8636 page 03h, CMIS page 02h, "
+    "SFF-8472 A2h bytes 0-39)."};
 inline constexpr FamilyDesc kOpticVoltageThreshold{
     "rnic_optic_supply_voltage_threshold_volts", MetricType::Gauge, kLevel,
     "The module's own supply voltage threshold, by level."};
@@ -90,7 +94,8 @@ inline constexpr FamilyDesc kOpticFlag{
     "device,port,netdev,quantity,level,lane",
     "1 when the module raised its latched flag for a quantity (temperature, "
     "supply_voltage, tx_bias, tx_power, rx_power) and level since the "
-    "previous read, else 0; lane is \"\" for module-wide quantities."};
+    "previous read (SFP: its SFF-8472 flag at the read), else 0; lane is "
+    "\"\" for module-wide quantities."};
 inline constexpr FamilyDesc kOpticReadTime{
     "rnic_optic_last_read_timestamp_seconds", MetricType::Gauge, kPort,
     "When the module EEPROM behind these values was last read (Unix time)."};

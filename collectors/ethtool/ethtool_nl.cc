@@ -212,20 +212,29 @@ nl::Request StatsRequest(std::uint16_t family, std::string_view netdev) {
   return r;
 }
 
+namespace {
+// Replay keys of the usual address (0x50) stay as they were.
+std::string AddressSuffix(std::uint8_t address) {
+  if (address == 0x50) return "";
+  constexpr char kDigits[] = "0123456789abcdef";
+  return std::string{'_', 'a', kDigits[address >> 4], kDigits[address & 0xf]};
+}
+}  // namespace
+
 nl::Request EepromRequest(std::uint16_t family, std::string_view netdev,
                           const EepromWindow& win) {
   nl::Request r = GenlRequest(
       family, ETHTOOL_MSG_MODULE_EEPROM_GET, ETHTOOL_GENL_VERSION,
       "ETHTOOL_MODULE_EEPROM_GET_" + std::string(netdev) + "_p" +
           std::to_string(win.page) + "_b" + std::to_string(win.bank) + "_o" +
-          std::to_string(win.offset));
+          std::to_string(win.offset) + AddressSuffix(win.i2c_address));
   nl::AttrWriter w;
   PutHeader(w, ETHTOOL_A_MODULE_EEPROM_HEADER, netdev, 0);
   w.PutU32(ETHTOOL_A_MODULE_EEPROM_OFFSET, win.offset);
   w.PutU32(ETHTOOL_A_MODULE_EEPROM_LENGTH, win.length);
   w.PutU8(ETHTOOL_A_MODULE_EEPROM_PAGE, win.page);
   w.PutU8(ETHTOOL_A_MODULE_EEPROM_BANK, win.bank);
-  w.PutU8(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, 0x50);  // SFF-8636 and CMIS
+  w.PutU8(ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS, win.i2c_address);
   r.attrs = std::move(w).Take();
   return r;
 }

@@ -6,7 +6,8 @@
 //
 // Replay keys: "GENL_GETFAMILY_ethtool", "ETHTOOL_FEC_GET_<netdev>",
 // "ETHTOOL_STATS_GET_<netdev>",
-// "ETHTOOL_MODULE_EEPROM_GET_<netdev>_p<page>_b<bank>_o<offset>".
+// "ETHTOOL_MODULE_EEPROM_GET_<netdev>_p<page>_b<bank>_o<offset>" (with
+// "_a<i2c address hex>" appended for an address other than 0x50).
 #pragma once
 
 #include <linux/netlink.h>
@@ -57,11 +58,15 @@ struct StatName {
 
 // A module EEPROM window (ETHTOOL_MSG_MODULE_EEPROM_GET): 128-byte pages,
 // offsets 0..127 the lower page, 128..255 the upper page `page` of `bank`.
+// The kernel (net/ethtool/eeprom.c) refuses a window across offset 128 or
+// 256, a lower half of a page other than 0, and an address above 0x7f.
 struct EepromWindow {
   std::uint8_t page = 0;
   std::uint8_t bank = 0;
   std::uint32_t offset = 0;
   std::uint32_t length = 128;  // <= 128, within one half page
+  // 0x50: SFF-8636, CMIS, SFF-8472 A0h; 0x51: SFF-8472 A2h (diagnostics).
+  std::uint8_t i2c_address = 0x50;
 };
 
 // Request builders.

@@ -1,11 +1,14 @@
 #include "collectors/ethtool/module_eeprom.h"
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 
 namespace rnic::optics {
 namespace {
 
 // SFF-8024 rev 4.x Table 4-1 (identifier values).
+constexpr std::uint8_t kIdSfp = 0x03;
 constexpr std::uint8_t kIdQsfp = 0x0c;
 constexpr std::uint8_t kIdQsfpPlus = 0x0d;
 constexpr std::uint8_t kIdQsfp28 = 0x11;
@@ -37,15 +40,20 @@ struct View {
   }
 };
 
-// Printable ASCII with the space padding (SFF-8636 6.3.x, CMIS 8.3) cut.
-std::string Ascii(const Page& upper, int first_byte, int len) {
+// Printable ASCII with the space padding (SFF-8636 6.3.x, CMIS 8.3,
+// SFF-8472 8.x) cut.
+std::string AsciiAt(const Page& page, int index, int len) {
   std::string s;
   for (int i = 0; i < len; ++i) {
-    const char c = static_cast<char>(upper[first_byte - 128 + i]);
+    const char c = static_cast<char>(page[index + i]);
     s.push_back(c >= 0x20 && c < 0x7f ? c : '?');
   }
   while (!s.empty() && (s.back() == ' ' || s.back() == '?')) s.pop_back();
   return s;
+}
+// The same for a field of an upper page, by its byte address (128..255).
+std::string Ascii(const Page& upper, int first_byte, int len) {
+  return AsciiAt(upper, first_byte - 128, len);
 }
 
 // Four thresholds stored as high alarm, low alarm, high warning, low
@@ -77,6 +85,8 @@ std::string Hex(std::uint8_t v) {
 
 std::string TypeName(std::uint8_t id) {
   switch (id) {
+    case kIdSfp:
+      return "SFP";
     case kIdQsfp:
       return "QSFP";
     case kIdQsfpPlus:
@@ -236,10 +246,192 @@ Result<Diagnostics> DecodeCmis(const ModulePages& p) {
   return d;
 }
 
+// SFF-8472 A0h byte 92, Diagnostic Monitoring Type (Table 8-5): bit 6
+// DDM implemented, bit 5 internally calibrated, bit 4 externally
+// calibrated, bit 2 address change required to reach A2h.
+constexpr std::uint8_t kDdmImplemented = 0x40;
+constexpr std::uint8_t kExternallyCalibrated = 0x10;
+constexpr std::uint8_t kAddressChange = 0x04;
+
+// How raw A2h readings become values in the units of the internally
+// calibrated format (1/256 degC, 100 uV, 2 uA, 0.1 uW). Internally
+// calibrated modules: the identity. Externally calibrated ones: the A2h
+// constants (SFF-8472 9.3, Table 9-6), applied to readings and thresholds
+// alike (the spec stores both as raw A/D values for such modules).
+struct Sff8472Calibration {
+  // Rx power = sum rx[i] * raw^i; rx[1] = 1 is the identity.
+  std::array<double, 5> rx = {0, 1, 0, 0, 0};
+  double bias_slope = 1, bias_offset = 0;
+  double tx_slope = 1, tx_offset = 0;
+  double temp_slope = 1, temp_offset = 0;
+  double volt_slope = 1, volt_offset = 0;
+
+  [[nodiscard]] double Temp(std::int16_t raw) const {
+    return (temp_slope * raw + temp_offset) / 256.0;
+  }
+  [[nodiscard]] double Volt(double raw) const {
+    return (volt_slope * raw + volt_offset) * kVolt;
+  }
+  [[nodiscard]] double Bias(double raw) const {
+    return (bias_slope * raw + bias_offset) * kAmpere;
+  }
+  [[nodiscard]] double TxPower(double raw) const {
+    return (tx_slope * raw + tx_offset) * kWatt;
+  }
+  [[nodiscard]] double RxPower(double raw) const {
+    double sum = 0, power = 1;
+    for (double c : rx) {
+      sum += c * power;
+      power *= raw;
+    }
+    return sum * kWatt;
+  }
+};
+
+// A2h bytes 56-91 (Table 9-6): Rx_PWR(4) .. Rx_PWR(0) as big-endian
+// IEEE 754 singles at 56, 60, 64, 68, 72; then slope (unsigned 8.8 fixed
+// point) and offset (signed, in the reading's own unit) pairs for Tx_I at
+// 76, Tx_PWR at 80, T at 84 and V at 88. Empty when a constant is not a
+// finite number (an erased or garbled EEPROM).
+std::optional<Sff8472Calibration> ExternalCalibration(const Page& a2) {
+  Sff8472Calibration c;
+  for (int i = 0; i < 5; ++i) {
+    const int b = 56 + 4 * (4 - i);  // Rx_PWR(i)
+    const std::uint32_t bits = (std::uint32_t{a2[b]} << 24) |
+                               (std::uint32_t{a2[b + 1]} << 16) |
+                               (std::uint32_t{a2[b + 2]} << 8) | a2[b + 3];
+    c.rx[i] = std::bit_cast<float>(bits);
+    if (!std::isfinite(c.rx[i])) return std::nullopt;
+  }
+  auto slope = [&](int b) { return U16(a2[b], a2[b + 1]) / 256.0; };
+  auto offset = [&](int b) {
+    return static_cast<double>(
+        static_cast<std::int16_t>((a2[b] << 8) | a2[b + 1]));
+  };
+  c.bias_slope = slope(76);
+  c.bias_offset = offset(78);
+  c.tx_slope = slope(80);
+  c.tx_offset = offset(82);
+  c.temp_slope = slope(84);
+  c.temp_offset = offset(86);
+  c.volt_slope = slope(88);
+  c.volt_offset = offset(90);
+  return c;
+}
+
+// A2h flag bytes (Table 9-12): alarms in 112-113, warnings in 116-117, the
+// same bit for the same quantity; `high_bit` is its high flag, the low
+// flag the bit below it.
+Flags Sff8472Flags(const Page& a2, int byte, int high_bit) {
+  auto bit = [&](int b, int n) { return ((a2[b] >> n) & 1) != 0; };
+  return Flags{bit(byte, high_bit), bit(byte, high_bit - 1),
+               bit(byte + 4, high_bit), bit(byte + 4, high_bit - 1)};
+}
+
+Result<Diagnostics> DecodeSff8472(const ModulePages& p) {
+  const Page& a0 = p.lower;
+  Diagnostics d;
+  d.spec = Spec::kSff8472;
+  // A0h, Table 4-1: vendor name 20-35, PN 40-55, rev 56-59, SN 68-83.
+  d.vendor = AsciiAt(a0, 20, 16);
+  d.part_number = AsciiAt(a0, 40, 16);
+  d.revision = AsciiAt(a0, 56, 4);
+  d.serial = AsciiAt(a0, 68, 16);
+  const std::uint8_t dmt = a0[92];
+  if ((dmt & kDdmImplemented) == 0) {
+    d.monitors = false;
+    d.no_monitors_reason =
+        "no digital diagnostics (SFF-8472 A0h byte 92 bit 6 clear)";
+    return d;
+  }
+  if ((dmt & kAddressChange) != 0) {
+    d.monitors = false;
+    d.no_monitors_reason =
+        "diagnostics need an address change sequence (SFF-8472 A0h byte 92 "
+        "bit 2), which the kernel does not perform";
+    return d;
+  }
+  if (!p.a2h) {
+    return Error{"module EEPROM: SFF-8472 A2h (I2C address 0x51) not read",
+                 EINVAL};
+  }
+  const Page& a2 = *p.a2h;
+  // A2h byte 110 bit 0 (Table 9-11): Data_Ready_Bar, monitors not valid
+  // yet (optional; modules without it leave it 0). The next round retries.
+  if ((a2[110] & 0x01) != 0) {
+    return Error{"module EEPROM: SFF-8472 data not ready", EAGAIN};
+  }
+  Sff8472Calibration cal;
+  if ((dmt & kExternallyCalibrated) != 0) {
+    auto ext = ExternalCalibration(a2);
+    if (!ext) {
+      d.monitors = false;
+      d.no_monitors_reason =
+          "externally calibrated module with non-finite Rx power "
+          "calibration constants (SFF-8472 A2h bytes 56-75)";
+      return d;
+    }
+    cal = *ext;
+  }
+  auto word = [&](int b) { return U16(a2[b], a2[b + 1]); };
+  auto s16 = [&](int b) {
+    return static_cast<std::int16_t>((a2[b] << 8) | a2[b + 1]);
+  };
+  // A2h bytes 96-105 (Table 9-11): temperature, Vcc, Tx bias, Tx power, Rx
+  // power.
+  d.temperature_celsius = cal.Temp(s16(96));
+  d.supply_voltage_volts = cal.Volt(word(98));
+  Lane l;
+  l.tx_bias_amperes = cal.Bias(word(100));
+  l.tx_power_watts = cal.TxPower(word(102));
+  l.rx_power_watts = cal.RxPower(word(104));
+  // Table 9-12: byte 112 bits 7/6 temperature, 5/4 Vcc, 3/2 Tx bias, 1/0
+  // Tx power; byte 113 bits 7/6 Rx power (warnings 116-117 alike).
+  d.temperature_flags = Sff8472Flags(a2, 112, 7);
+  d.supply_voltage_flags = Sff8472Flags(a2, 112, 5);
+  l.tx_bias_flags = Sff8472Flags(a2, 112, 3);
+  l.tx_power_flags = Sff8472Flags(a2, 112, 1);
+  l.rx_power_flags = Sff8472Flags(a2, 113, 7);
+  d.lanes.push_back(l);
+  // A2h bytes 0-39 (Table 9-5): temperature 0, Vcc 8, Tx bias 16, Tx power
+  // 24, Rx power 32 (each HA, LA, HW, LW).
+  auto quad = [&](int first, auto conv) {
+    return Thresholds{conv(first), conv(first + 2), conv(first + 4),
+                      conv(first + 6)};
+  };
+  d.thresholds = Diagnostics::AllThresholds{
+      quad(0, [&](int b) { return cal.Temp(s16(b)); }),
+      quad(8, [&](int b) { return cal.Volt(word(b)); }),
+      quad(16, [&](int b) { return cal.Bias(word(b)); }),
+      quad(24, [&](int b) { return cal.TxPower(word(b)); }),
+      quad(32, [&](int b) { return cal.RxPower(word(b)); })};
+  return d;
+}
+
+Result<Diagnostics> DecodeAs(Spec spec, const ModulePages& pages) {
+  switch (spec) {
+    case Spec::kCmis:
+      return DecodeCmis(pages);
+    case Spec::kSff8472:
+      return DecodeSff8472(pages);
+    case Spec::kSff8636:
+      break;
+  }
+  return DecodeSff8636(pages);
+}
+
 }  // namespace
 
 std::string_view SpecName(Spec spec) {
-  return spec == Spec::kCmis ? "cmis" : "sff8636";
+  switch (spec) {
+    case Spec::kCmis:
+      return "cmis";
+    case Spec::kSff8472:
+      return "sff8472";
+    case Spec::kSff8636:
+      break;
+  }
+  return "sff8636";
 }
 
 Result<Spec> Identify(std::span<const std::uint8_t> lower) {
@@ -247,6 +439,8 @@ Result<Spec> Identify(std::span<const std::uint8_t> lower) {
     return Error{"module EEPROM: lower page shorter than 128 bytes", EINVAL};
   }
   switch (lower[0]) {
+    case kIdSfp:
+      return Spec::kSff8472;
     case kIdQsfp:
     case kIdQsfpPlus:
     case kIdQsfp28:
@@ -257,13 +451,14 @@ Result<Spec> Identify(std::span<const std::uint8_t> lower) {
       return Spec::kCmis;
     default:
       return Error{"module EEPROM: identifier " + Hex(lower[0]) +
-                       " is neither SFF-8636 nor CMIS",
+                       " is neither SFF-8636, CMIS nor SFF-8472",
                    EOPNOTSUPP};
   }
 }
 
 std::vector<PageId> PagesToRead(Spec spec,
                                 std::span<const std::uint8_t> lower) {
+  if (spec == Spec::kSff8472) return {};
   std::vector<PageId> pages = {{0, 0x00}};
   if (lower.size() < 128) return pages;
   if (spec == Spec::kSff8636) {
@@ -276,10 +471,16 @@ std::vector<PageId> PagesToRead(Spec spec,
   return pages;
 }
 
+bool WantsA2h(Spec spec, std::span<const std::uint8_t> lower) {
+  return spec == Spec::kSff8472 && lower.size() > 92 &&
+         (lower[92] & kDdmImplemented) != 0 &&
+         (lower[92] & kAddressChange) == 0;
+}
+
 Result<Diagnostics> Decode(const ModulePages& pages) {
   auto spec = Identify(pages.lower);
   if (!spec) return spec.error();
-  auto d = *spec == Spec::kCmis ? DecodeCmis(pages) : DecodeSff8636(pages);
+  auto d = DecodeAs(*spec, pages);
   if (d) {
     d->identifier = pages.lower[0];
     d->type = TypeName(pages.lower[0]);

@@ -1,10 +1,11 @@
 // Decoding of pluggable-module diagnostics from EEPROM pages read with
 // ETHTOOL_MSG_MODULE_EEPROM_GET: SFF-8636 (QSFP/QSFP+/QSFP28, SFF-8024
-// identifiers 0x0c/0x0d/0x11) and CMIS (QSFP-DD 0x18, OSFP 0x19, QSFP+ CMIS
-// 0x1e). Pure functions over bytes: the poller reads the pages that
-// PagesToRead() names and Decode() turns them into base units (celsius,
-// volts, amperes, watts). Byte offsets are those of SFF-8636 rev 2.10a and
-// CMIS rev 5.2 (the same ones ethtool's qsfp.c and cmis.c use).
+// identifiers 0x0c/0x0d/0x11), CMIS (QSFP-DD 0x18, OSFP 0x19, QSFP+ CMIS
+// 0x1e) and SFF-8472 (SFP/SFP+/SFP28 0x03). Pure functions over bytes: the
+// poller reads the pages that PagesToRead() and WantsA2h() name and Decode()
+// turns them into base units (celsius, volts, amperes, watts). Byte offsets
+// are those of SFF-8636 rev 2.10a, CMIS rev 5.2 and SFF-8472 rev 12.4 (the
+// same ones ethtool's qsfp.c, cmis.c and sfpdiag.c use).
 #pragma once
 
 #include <array>
@@ -20,8 +21,9 @@
 
 namespace rnic::optics {
 
-enum class Spec { kSff8636, kCmis };
-[[nodiscard]] std::string_view SpecName(Spec spec);  // "sff8636", "cmis"
+enum class Spec { kSff8636, kCmis, kSff8472 };
+// "sff8636", "cmis", "sff8472"
+[[nodiscard]] std::string_view SpecName(Spec spec);
 
 using Page = std::array<std::uint8_t, 128>;
 
@@ -35,15 +37,26 @@ struct PageId {
 struct ModulePages {
   Page lower{};                  // bytes 0..127 (page 00h lower half)
   std::map<PageId, Page> upper;  // bytes 128..255 of each page read
+  // SFF-8472 only: bytes 0..127 of the diagnostics at I2C address 0x51
+  // (A2h), read when WantsA2h(); `lower` is then A0h (address 0x50).
+  std::optional<Page> a2h;
 };
 
+// SFF-8472's diagnostics address (7-bit; A2h as an 8-bit write address).
+inline constexpr std::uint8_t kSff8472DiagAddress = 0x51;
+
 // Which spec the module follows, from byte 0 (SFF-8024 identifier); an
-// error for anything else (SFP's SFF-8472 lives at another I2C address).
+// error for anything else.
 [[nodiscard]] Result<Spec> Identify(std::span<const std::uint8_t> lower);
-// The upper pages Decode() wants for this module: 00h always, the
-// threshold and lane pages unless the module is flat memory.
+// The upper pages Decode() wants for this module: for SFF-8636 and CMIS
+// 00h always, the threshold and lane pages unless the module is flat
+// memory; none for SFF-8472 (its A0h upper half holds nothing decoded).
 [[nodiscard]] std::vector<PageId> PagesToRead(
     Spec spec, std::span<const std::uint8_t> lower);
+// SFF-8472: whether Decode() wants A2h bytes 0..127, i.e. the module says
+// it implements digital diagnostics (A0h byte 92 bit 6) and needs no
+// address change sequence to reach them (bit 2). False for other specs.
+[[nodiscard]] bool WantsA2h(Spec spec, std::span<const std::uint8_t> lower);
 
 // Latched alarm and warning flags of one quantity.
 struct Flags {
@@ -73,9 +86,14 @@ struct Lane {
 struct Diagnostics {
   Spec spec = Spec::kSff8636;
   std::uint8_t identifier = 0;
-  std::string type;  // "QSFP28", "QSFP-DD", ...
+  std::string type;  // "QSFP28", "QSFP-DD", "SFP", ...
   std::string vendor, part_number, revision, serial;
   bool flat_memory = false;
+  // False: the module identified itself but has no monitors we export (an
+  // SFP without digital diagnostics); only the identity above is valid and
+  // `no_monitors_reason` says why, for one log line.
+  bool monitors = true;
+  std::string no_monitors_reason;
   double temperature_celsius = 0;
   double supply_voltage_volts = 0;
   Flags temperature_flags, supply_voltage_flags;

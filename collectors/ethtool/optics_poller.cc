@@ -27,6 +27,18 @@ Result<Diagnostics> ReadModule(const EepromReadFn& read,
     }
     std::copy(upper->begin(), upper->end(), pages.upper[id].begin());
   }
+  // SFF-8472 diagnostics: A2h bytes 0..127 (128..255 hold user and vendor
+  // EEPROM, nothing decoded), only when A0h says they exist (the kernel's
+  // fallback for drivers without get_module_eeprom_by_page would answer A0h
+  // again for a module without them).
+  if (WantsA2h(*spec, pages.lower)) {
+    auto a2h =
+        read(netdev, ethtool::EepromWindow{0, 0, 0, 128, kSff8472DiagAddress});
+    if (!a2h) return a2h.error();
+    if (a2h->size() != 128) return Error{"module EEPROM: short A2h", EIO};
+    pages.a2h.emplace();
+    std::copy(a2h->begin(), a2h->end(), pages.a2h->begin());
+  }
   return Decode(pages);
 }
 
@@ -96,9 +108,18 @@ void OpticsPoller::PollOnce() {
     auto diag = ReadModule(read_, netdev);
     if (diag) {
       log_.Clear("optics/" + netdev);
+      const std::string key = "optics-monitors/" + netdev;
+      if (diag->monitors) {
+        log_.Clear(key);
+      } else {
+        log_.Log(spdlog::level::info, key,
+                 "module without usable diagnostics: rnic_optic_info only",
+                 {{"key", key}, {"reason", diag->no_monitors_reason}});
+      }
       results[netdev] = Reading{std::move(*diag), now_()};
     } else {
-      // EOPNOTSUPP (virtio, no module), ENODEV, an SFP: one line, no series.
+      // EOPNOTSUPP (virtio, no module), ENODEV, an unknown module type: one
+      // line, no series.
       log_.Log(spdlog::level::info, "optics/" + netdev,
                "module diagnostics unavailable: no rnic_optic_* series",
                diag.error());

@@ -108,13 +108,15 @@ for sub in ("replay", "replay-merged"):
                 add("fuzz_ethtool_nl", bytes([b]) + read(p))
 
 # Module EEPROM pages, lower page first, then the upper pages in the order
-# PagesToRead() asks for them (their file names sort that way).
+# PagesToRead() asks for them (their file names sort that way), then an
+# SFF-8472 module's A2h.
 eeprom = os.path.join(FIX, "ethtool", "eeprom")
 for module in sorted(os.listdir(eeprom)) if os.path.isdir(eeprom) else []:
     d = os.path.join(eeprom, module)
     pages = sorted(n for n in os.listdir(d) if n.startswith("page"))
+    a2h = [n for n in os.listdir(d) if n == "a2h.bin"]
     add("fuzz_module_eeprom", read(os.path.join(d, "lower.bin")) +
-        b"".join(read(os.path.join(d, n)) for n in pages))
+        b"".join(read(os.path.join(d, n)) for n in pages + a2h))
 
 # rtnetlink DCB replies, built from the "key value" fixture files the way
 # the kernel answers DCB_CMD_IEEE_GET (constants of linux/dcbnl.h).

@@ -219,6 +219,82 @@ TEST(EthtoolCollector, BlockedModuleReadNeverBlocksAScrape) {
   EXPECT_TRUE(HasFamily(after, "rnic_optic_info", "serial=MT2101FT00042"));
 }
 
+// An EEPROM reader serving one SFF-8472 fixture module (A0h at 0x50, A2h
+// at 0x51) for the RoCE netdev; other netdevs have no module.
+optics::EepromReadFn SfpEeprom(const std::string& module) {
+  return [module](std::string_view netdev,
+                  const EepromWindow& w) -> Result<std::vector<std::uint8_t>> {
+    if (netdev != kNetdev) return Error{"no module", EOPNOTSUPP};
+    return testing::ReadBytes(
+        kEthtoolFixtures + "/eeprom/" + module + "/" +
+        (w.i2c_address == 0x51 ? "a2h.bin" : "lower.bin"));
+  };
+}
+
+TEST(EthtoolCollector, SfpExportsTheQsfpFamiliesWithOneLane) {
+  Sources s;
+  s.sysfs = kSysfs;
+  s.eeprom = SfpEeprom("sff8472_sfp28");
+  s.start_poller = false;
+  EthtoolCollector c(std::move(s), nullptr);
+  Scrape(c);
+  c.poller()->PollOnce();
+  const Series got = Scrape(c);
+  EXPECT_EQ(got.at("rnic_optic_info{" + kPort +
+                   "type=SFP,spec=sff8472,vendor=FINISAR CORP.,part_number="
+                   "FTLF8536P4BCL,revision=A,serial=X8J0042,}"),
+            1);
+  EXPECT_DOUBLE_EQ(got.at("rnic_optic_temperature_celsius{" + kPort + "}"),
+                   -12.5);
+  EXPECT_NEAR(got.at("rnic_optic_supply_voltage_volts{" + kPort + "}"), 3.31,
+              1e-4);
+  EXPECT_NEAR(got.at("rnic_optic_tx_bias_amperes{" + kPort + "lane=1,}"),
+              7.5e-3, 2e-6);
+  EXPECT_NEAR(got.at("rnic_optic_rx_power_watts{" + kPort + "lane=1,}"),
+              0.042e-3, 1e-7);
+  EXPECT_FALSE(HasFamily(got, "rnic_optic_rx_power_watts", "lane=2,"));
+  EXPECT_NEAR(got.at("rnic_optic_temperature_threshold_celsius{" + kPort +
+                     "level=low_alarm,}"),
+              -40, 1e-9);
+  EXPECT_EQ(got.at("rnic_optic_alarm_flag{" + kPort +
+                   "quantity=tx_power,level=high_alarm,lane=1,}"),
+            1);
+  EXPECT_EQ(got.at("rnic_optic_alarm_flag{" + kPort +
+                   "quantity=temperature,level=low_warning,lane=,}"),
+            1);
+  EXPECT_EQ(got.at("rnic_optic_alarm_flag{" + kPort +
+                   "quantity=temperature,level=low_alarm,lane=,}"),
+            0);
+}
+
+// No digital diagnostics: the module's identity, no monitor series, and one
+// log line saying why, not one per read.
+TEST(EthtoolCollector, SfpWithoutDiagnosticsExportsItsIdentityOnly) {
+  CapturedLog log;
+  Sources s;
+  s.sysfs = kSysfs;
+  s.eeprom = SfpEeprom("sff8472_dac_no_ddm");
+  s.optics_interval = std::chrono::milliseconds(0);  // every round reads
+  s.start_poller = false;
+  EthtoolCollector c(std::move(s), nullptr);
+  Scrape(c);
+  c.poller()->PollOnce();
+  c.poller()->PollOnce();
+  const Series got = Scrape(c);
+  EXPECT_TRUE(HasFamily(got, "rnic_optic_info", "type=SFP,spec=sff8472"));
+  EXPECT_TRUE(HasFamily(got, "rnic_optic_last_read_timestamp_seconds"));
+  for (const char* family :
+       {"rnic_optic_temperature_celsius", "rnic_optic_supply_voltage_volts",
+        "rnic_optic_tx_bias_amperes", "rnic_optic_rx_power_watts",
+        "rnic_optic_alarm_flag", "rnic_optic_temperature_threshold_celsius"}) {
+    EXPECT_FALSE(HasFamily(got, family)) << family;
+  }
+  const std::string lines = log.Take();
+  EXPECT_EQ(Count(lines, "key=optics-monitors/" + std::string(kNetdev)), 1)
+      << lines;
+  EXPECT_NE(lines.find("byte 92 bit 6"), std::string::npos) << lines;
+}
+
 TEST(EthtoolCollector, ZeroOpticsIntervalIsRefused) {
   const CollectorSpec spec = MakeEthtoolCollectorSpec();
   auto opts = spec.ParseOptions({{"optics-interval", "0"}});

@@ -129,6 +129,35 @@ TEST(EthtoolNl, EepromRequestKeyNamesTheWindow) {
                          "_p17_b0_o128");
 }
 
+// SFF-8472 diagnostics live at I2C address 0x51 (A2h): the request names
+// it, and its replay key says so; the usual 0x50 keeps the old key.
+TEST(EthtoolNl, EepromRequestCarriesTheI2cAddress) {
+  auto address_of = [](const nl::Request& r) {
+    std::optional<std::uint8_t> addr;
+    EXPECT_TRUE(nl::ForEachNested(
+                    nl::AttrView{r.attrs.data(),
+                                 static_cast<std::uint16_t>(r.attrs.size())},
+                    [&](std::uint16_t type, nl::AttrView v) -> Status {
+                      if (type == ETHTOOL_A_MODULE_EEPROM_I2C_ADDRESS) {
+                        addr = v.data[0];
+                      }
+                      return Status::Ok();
+                    })
+                    .ok());
+    return addr;
+  };
+  const nl::Request a2 =
+      EepromRequest(0x15, kNetdev, EepromWindow{0, 0, 0, 128, 0x51});
+  EXPECT_EQ(address_of(a2), std::optional<std::uint8_t>(0x51));
+  EXPECT_EQ(a2.Key(), std::string("ETHTOOL_MODULE_EEPROM_GET_") + kNetdev +
+                          "_p0_b0_o0_a51");
+  const nl::Request a0 =
+      EepromRequest(0x15, kNetdev, EepromWindow{0, 0, 0, 128});
+  EXPECT_EQ(address_of(a0), std::optional<std::uint8_t>(0x50));
+  EXPECT_EQ(a0.Key(),
+            std::string("ETHTOOL_MODULE_EEPROM_GET_") + kNetdev + "_p0_b0_o0");
+}
+
 TEST(EthtoolNl, ReadsEepromWindowsFromReplies) {
   auto t = Replay();
   auto c = EthtoolNetlink::Open(t);

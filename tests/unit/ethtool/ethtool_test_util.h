@@ -26,7 +26,7 @@ inline std::string PageFile(const std::string& module,
   return kEthtoolFixtures + "/eeprom/" + module + "/" + name;
 }
 
-// The pages of a fixture module that PagesToRead() names.
+// The pages of a fixture module that PagesToRead() and WantsA2h() name.
 inline optics::ModulePages LoadModule(const std::string& module) {
   optics::ModulePages p;
   const auto lower =
@@ -38,6 +38,14 @@ inline optics::ModulePages LoadModule(const std::string& module) {
     const auto bytes = ReadBytes(PageFile(module, id));
     if (bytes.size() == 128) {
       std::copy(bytes.begin(), bytes.end(), p.upper[id].begin());
+    }
+  }
+  if (optics::WantsA2h(*spec, p.lower)) {
+    const auto a2h =
+        ReadBytes(kEthtoolFixtures + "/eeprom/" + module + "/a2h.bin");
+    if (a2h.size() == 128) {
+      p.a2h.emplace();
+      std::copy(a2h.begin(), a2h.end(), p.a2h->begin());
     }
   }
   return p;

@@ -92,12 +92,13 @@ TEST(ModuleEeprom, PagesToReadFollowSpecAndMemoryModel) {
             (std::vector<PageId>{{0, 0x00}, {0, 0x01}, {0, 0x02}, {0, 0x11}}));
 }
 
-TEST(ModuleEeprom, SfpIsRefusedNotMisread) {
-  const ModulePages p = LoadModule("sfp");
+TEST(ModuleEeprom, UnknownIdentifierIsRefusedNotMisread) {
+  ModulePages p = LoadModule("sff8472_sfp28");
+  p.lower[0] = 0x0b;  // SFF-8024: DWDM-SFP, none of the three specs
   auto spec = Identify(p.lower);
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.error().errno_value, EOPNOTSUPP);
-  EXPECT_NE(spec.error().message.find("0x03"), std::string::npos);
+  EXPECT_NE(spec.error().message.find("0x0b"), std::string::npos);
   EXPECT_FALSE(Decode(p).ok());
 }
 
