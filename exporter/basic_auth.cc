@@ -4,12 +4,13 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/rand.h>
 #include <sys/random.h>
 
 #include <cctype>
 #include <cstring>
 #include <memory>
+
+#include "collectors/common/base64.h"
 
 namespace rnic {
 namespace {
@@ -25,41 +26,6 @@ std::unique_ptr<crypt_data> NewCryptData() {
 bool IsBcryptPrefix(std::string_view h) {
   return h.starts_with("$2y$") || h.starts_with("$2b$") ||
          h.starts_with("$2a$");
-}
-
-int Base64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// Standard base64 with padding, as RFC 7617 uses.
-bool DecodeBase64(std::string_view in, std::string& out) {
-  out.clear();
-  if (in.size() % 4 != 0) return false;
-  for (std::size_t i = 0; i < in.size(); i += 4) {
-    int v[4];
-    int pad = 0;
-    for (int j = 0; j < 4; ++j) {
-      const char c = in[i + j];
-      if (c == '=' && i + 4 == in.size() && j >= 2) {
-        v[j] = 0;
-        ++pad;
-        continue;
-      }
-      if (pad > 0) return false;  // data after padding
-      v[j] = Base64Value(c);
-      if (v[j] < 0) return false;
-    }
-    const unsigned n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
-    out += static_cast<char>((n >> 16) & 0xff);
-    if (pad < 2) out += static_cast<char>((n >> 8) & 0xff);
-    if (pad < 1) out += static_cast<char>(n & 0xff);
-  }
-  return true;
 }
 
 }  // namespace

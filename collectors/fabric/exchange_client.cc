@@ -3,42 +3,19 @@
 #include <fstream>
 #include <sstream>
 
+#include "collectors/common/base64.h"
+
 namespace rnic::fabric {
 namespace {
 
 const std::string kPasswordKey = "fabric.exchange_basic_auth.password_file";
 
-std::string Base64(std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 |
-                       static_cast<unsigned char>(in[i + 1]) << 8 |
-                       static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string BasicAuthHeader(const std::string& username,
                             const std::string& password) {
-  return "Authorization: Basic " + Base64(username + ":" + password) + "\r\n";
+  return "Authorization: Basic " + EncodeBase64(username + ":" + password) +
+         "\r\n";
 }
 
 Result<std::string> ReadPasswordFile(const std::string& path,
