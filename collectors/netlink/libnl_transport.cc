@@ -124,6 +124,17 @@ Status LibnlTransport::Exchange(const Request& req,
   if (sent < 0) {
     return Error{"send " + req.Key(), LibnlToErrno(sent)};
   }
+  // A single-reply request ends with its one answer: noted by a wrapper
+  // built once per request, not per datagram.
+  bool replied = false;
+  MessageCallback counting;
+  if (req.single_reply) {
+    counting = [&](const nlmsghdr& m) {
+      replied = true;
+      return on_msg(m);
+    };
+  }
+  const MessageCallback& cb = req.single_reply ? counting : on_msg;
   bool finished = false;
   while (!finished) {
     const long n = Receive();
@@ -131,17 +142,7 @@ Status LibnlTransport::Exchange(const Request& req,
     std::span<const std::uint8_t> bytes(buf_.data(),
                                         static_cast<std::size_t>(n));
     if (tap_) tap_(req, bytes);
-    bool replied = false;
-    const MessageCallback* cb = &on_msg;
-    MessageCallback counting;
-    if (req.single_reply) {
-      counting = [&](const nlmsghdr& m) {
-        replied = true;
-        return on_msg(m);
-      };
-      cb = &counting;
-    }
-    Status st = WalkMessages(bytes, seq, *cb, &finished);
+    Status st = WalkMessages(bytes, seq, cb, &finished);
     if (replied) finished = true;
     if (!st.ok()) {
       if (!finished) {
