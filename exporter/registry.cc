@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <deque>
 #include <thread>
 
@@ -38,29 +39,6 @@ struct Task {
   MetricSet out;
 };
 
-}  // namespace
-
-// One collector and the thread that runs it. The thread lives as long as the
-// runner: a thread per collector per scrape cost a clone, a stack and its
-// page faults every time (about 8 % of a 16-port scrape in the VM). Scrapes
-// queue their tasks; tasks run one at a time, since collectors keep state
-// between scrapes.
-struct CollectorRunner::Slot {
-  std::string name;
-  LabelSetPtr labels;  // collector=<name>
-  std::unique_ptr<Collector> collector;
-  std::mutex mu;
-  std::condition_variable cv;
-  std::deque<std::shared_ptr<Task>> queue;
-  bool stop = false;
-  std::thread worker;
-  // Logged failure, so a collector failing every scrape logs only on change.
-  std::string last_error;
-  std::mutex last_error_mu;
-};
-
-namespace {
-
 void Finish(Task& task, bool ok, std::string error, double seconds,
             MetricSet out) {
   Batch& b = *task.batch;
@@ -77,87 +55,162 @@ void Finish(Task& task, bool ok, std::string error, double seconds,
   if (last) b.cv.notify_all();
 }
 
+// One collector: its queue of tasks and whether a thread runs it now.
+// Collectors keep state between scrapes, so one runs at a time; whichever
+// pooled thread finds it idle with a task queued runs it.
+struct Slot {
+  std::string name;
+  LabelSetPtr labels;  // collector=<name>
+  std::unique_ptr<Collector> collector;
+  std::mutex mu;  // guards queue and busy
+  std::deque<std::shared_ptr<Task>> queue;
+  bool busy = false;
+  // Logged failure, so a collector failing every scrape logs only on change.
+  std::string last_error;
+  std::mutex last_error_mu;
+};
+
+// Runs the slot's next task if no other thread runs the collector. A thread
+// that finishes a task looks at the queue again, so a task queued while the
+// collector was busy (a scrape after a slow one) is never left behind.
+bool RunOne(Slot& slot, std::atomic<int>& running) {
+  std::shared_ptr<Task> task;
+  {
+    std::lock_guard<std::mutex> g(slot.mu);
+    if (slot.busy || slot.queue.empty()) return false;
+    task = std::move(slot.queue.front());
+    slot.queue.pop_front();
+    slot.busy = true;
+  }
+  const auto t0 = Clock::now();
+  if (t0 >= task->deadline) {
+    // Its scrape ended while an earlier one still ran this collector.
+    Finish(*task, false, kStillRunning, 0, {});
+  } else {
+    {
+      std::lock_guard<std::mutex> g(task->batch->mu);
+      task->started = true;
+    }
+    bool ok = false;
+    std::string error;
+    MetricSet out;
+    try {
+      Status st = slot.collector->Collect(ScrapeContext{task->deadline}, out);
+      ok = st.ok();
+      if (!ok) error = st.error().ToString();
+    } catch (const std::exception& e) {
+      error = std::string("exception: ") + e.what();
+    }
+    Finish(*task, ok, std::move(error),
+           std::chrono::duration<double>(Clock::now() - t0).count(),
+           std::move(out));
+  }
+  {
+    std::lock_guard<std::mutex> g(slot.mu);
+    slot.busy = false;
+  }
+  running.fetch_sub(1);
+  return true;
+}
+
 }  // namespace
 
-void CollectorRunner::Work(const std::shared_ptr<Slot>& slot,
-                           const std::shared_ptr<std::atomic<int>>& pending) {
+// Shared with the pooled threads, which outlive the runner when one is stuck
+// in a collector past shutdown.
+struct CollectorRunner::Shared {
+  std::vector<std::unique_ptr<Slot>> slots;
+  // Tasks queued or running (some may have outlived their scrape).
+  std::atomic<int> running{0};
+  std::mutex mu;  // guards the pool below
+  std::condition_variable cv;
+  int passes = 0;   // passes asked for and not yet taken
+  int idle = 0;     // threads waiting for a pass
+  int in_pass = 0;  // threads in a pass
+  bool stop = false;
+  std::vector<std::thread> threads;
+};
+
+void CollectorRunner::PoolThread(const std::shared_ptr<Shared>& sh) {
   for (;;) {
-    std::shared_ptr<Task> task;
     {
-      std::unique_lock<std::mutex> lk(slot->mu);
-      slot->cv.wait(lk, [&] { return slot->stop || !slot->queue.empty(); });
-      if (slot->queue.empty()) return;  // stopped
-      task = std::move(slot->queue.front());
-      slot->queue.pop_front();
+      std::unique_lock<std::mutex> lk(sh->mu);
+      ++sh->idle;
+      sh->cv.wait(lk, [&] { return sh->stop || sh->passes > 0; });
+      --sh->idle;
+      if (sh->passes == 0) return;  // stopped
+      --sh->passes;
+      ++sh->in_pass;
     }
-    const auto t0 = Clock::now();
-    if (t0 >= task->deadline) {
-      // Its scrape ended while an earlier one still ran this collector.
-      Finish(*task, false, kStillRunning, 0, {});
-    } else {
-      {
-        std::lock_guard<std::mutex> g(task->batch->mu);
-        task->started = true;
+    for (const auto& slot : sh->slots) {
+      while (RunOne(*slot, sh->running)) {
       }
-      bool ok = false;
-      std::string error;
-      MetricSet out;
-      try {
-        Status st =
-            slot->collector->Collect(ScrapeContext{task->deadline}, out);
-        ok = st.ok();
-        if (!ok) error = st.error().ToString();
-      } catch (const std::exception& e) {
-        error = std::string("exception: ") + e.what();
-      }
-      Finish(*task, ok, std::move(error),
-             std::chrono::duration<double>(Clock::now() - t0).count(),
-             std::move(out));
     }
-    pending->fetch_sub(1);
+    std::lock_guard<std::mutex> g(sh->mu);
+    --sh->in_pass;
   }
 }
 
+void CollectorRunner::PostPass(const std::shared_ptr<Shared>& sh, bool rescue) {
+  {
+    std::lock_guard<std::mutex> g(sh->mu);
+    ++sh->passes;
+    // A thread still in a pass takes the next one when it is done, unless
+    // this pass is a rescue: then that thread is the one held up.
+    const int ready = sh->idle + (rescue ? 0 : sh->in_pass);
+    // At most one thread per collector plus one: more could only wait for a
+    // busy collector.
+    if (sh->passes > ready && sh->threads.size() <= sh->slots.size()) {
+      sh->threads.emplace_back(&CollectorRunner::PoolThread, sh);
+    }
+  }
+  sh->cv.notify_one();
+}
+
 CollectorRunner::CollectorRunner(std::vector<Entry> entries,
-                                 std::function<void()> before_scrape)
-    : before_scrape_(std::move(before_scrape)) {
+                                 std::function<void()> before_scrape,
+                                 std::chrono::milliseconds parallel_after)
+    : shared_(std::make_shared<Shared>()),
+      before_scrape_(std::move(before_scrape)),
+      parallel_after_(parallel_after) {
   for (auto& e : entries) {
-    auto s = std::make_shared<Slot>();
+    auto s = std::make_unique<Slot>();
     s->name = std::move(e.name);
     s->labels = LabelSet::Make({{"collector", s->name}});
     s->collector = std::move(e.collector);
-    slots_.push_back(std::move(s));
-  }
-  for (const auto& s : slots_) {
-    s->worker = std::thread(&CollectorRunner::Work, s, running_);
+    shared_->slots.push_back(std::move(s));
   }
 }
 
 CollectorRunner::~CollectorRunner() {
   Drain(std::chrono::seconds(5));
-  // Idle workers are joined; one stuck in a collector past the drain is left
-  // to finish on its own (it holds its slot), so a hung read never blocks
-  // shutdown.
-  const bool idle = running_->load() == 0;
-  for (const auto& s : slots_) {
-    {
-      std::lock_guard<std::mutex> g(s->mu);
-      s->stop = true;
-    }
-    s->cv.notify_all();
+  // Idle threads are joined; one stuck in a collector past the drain is left
+  // to finish on its own (it holds the shared state), so a hung read never
+  // blocks shutdown.
+  const bool idle = shared_->running.load() == 0;
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> g(shared_->mu);
+    shared_->stop = true;
+    threads.swap(shared_->threads);
   }
-  for (const auto& s : slots_) {
+  shared_->cv.notify_all();
+  for (auto& t : threads) {
     if (idle) {
-      s->worker.join();
+      t.join();
     } else {
-      s->worker.detach();
+      t.detach();
     }
   }
 }
 
+std::size_t CollectorRunner::PoolThreads() const {
+  std::lock_guard<std::mutex> g(shared_->mu);
+  return shared_->threads.size();
+}
+
 std::vector<std::string> CollectorRunner::Names() const {
   std::vector<std::string> n;
-  for (const auto& s : slots_) n.push_back(s->name);
+  for (const auto& s : shared_->slots) n.push_back(s->name);
   return n;
 }
 
@@ -167,28 +220,45 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
     std::lock_guard<std::mutex> g(before_scrape_mu_);
     before_scrape_();
   }
+  const auto& slots = shared_->slots;
   auto batch = std::make_shared<Batch>();
-  batch->remaining = slots_.size();
+  batch->remaining = slots.size();
   std::vector<std::shared_ptr<Task>> tasks;
-  tasks.reserve(slots_.size());
-  for (const auto& slot : slots_) {
+  tasks.reserve(slots.size());
+  for (const auto& slot : slots) {
     auto task = std::make_shared<Task>(deadline, batch);
     tasks.push_back(task);
-    running_->fetch_add(1);
-    {
-      std::lock_guard<std::mutex> g(slot->mu);
-      slot->queue.push_back(std::move(task));
-    }
-    slot->cv.notify_one();
+    shared_->running.fetch_add(1);
+    std::lock_guard<std::mutex> g(slot->mu);
+    slot->queue.push_back(std::move(task));
   }
+  PostPass(shared_, false);
 
+  // Now and then while collectors run: if one is slow (or hung), another
+  // thread takes those not begun yet.
+  const auto step = std::max<Clock::duration>(
+      std::chrono::milliseconds(1),
+      std::min<Clock::duration>(parallel_after_, (deadline - start) / 4));
+  auto next = start + step;
   std::unique_lock<std::mutex> lk(batch->mu);
-  batch->cv.wait_until(lk, deadline, [&] { return batch->remaining == 0; });
+  while (!batch->cv.wait_until(lk, std::min(deadline, next),
+                               [&] { return batch->remaining == 0; })) {
+    if (Clock::now() >= deadline) break;
+    next += step;
+    const bool waiting =
+        std::any_of(tasks.begin(), tasks.end(),
+                    [](const auto& t) { return !t->started && !t->done; });
+    if (waiting) {
+      lk.unlock();
+      PostPass(shared_, true);
+      lk.lock();
+    }
+  }
   MetricSet result;
   MetricSet meta;
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
     auto& task = *tasks[i];
-    auto& slot = *slots_[i];
+    auto& slot = *slots[i];
     const bool done = task.done;
     std::string error;
     double seconds;
@@ -233,7 +303,8 @@ MetricSet CollectorRunner::Gather(Clock::time_point deadline) {
 
 void CollectorRunner::Drain(std::chrono::milliseconds max_wait) {
   const auto until = std::chrono::steady_clock::now() + max_wait;
-  while (running_->load() > 0 && std::chrono::steady_clock::now() < until) {
+  while (shared_->running.load() > 0 &&
+         std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }

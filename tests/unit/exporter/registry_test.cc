@@ -137,7 +137,7 @@ TEST(CollectorRunnerTest, FailingCollectorsFamiliesAreDropped) {
   EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
 }
 
-TEST(CollectorRunnerTest, CollectorsRunInParallel) {
+TEST(CollectorRunnerTest, SlowCollectorsGetMoreThreads) {
   std::vector<CollectorRunner::Entry> e;
   for (int i = 0; i < 4; ++i) {
     e.push_back(
@@ -145,7 +145,8 @@ TEST(CollectorRunnerTest, CollectorsRunInParallel) {
          std::make_unique<FixedCollector>(i, std::chrono::milliseconds(300))});
   }
   CollectorRunner runner(std::move(e));
-  // Serially these would need 1.2 s; the deadline allows each one alone.
+  // Serially these would need 1.2 s; the deadline allows each one alone, and
+  // a quarter of it on, the pool adds a thread for the ones not begun.
   MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
                                 std::chrono::milliseconds(1100));
   for (int i = 0; i < 4; ++i) {
@@ -154,6 +155,92 @@ TEST(CollectorRunnerTest, CollectorsRunInParallel) {
         1);
   }
   EXPECT_EQ(Samples(set, "rnic_test_value"), 4u);
+}
+
+// Records the thread each scrape ran it on.
+class ThreadRecorder : public Collector {
+ public:
+  explicit ThreadRecorder(std::vector<std::thread::id>* ids) : ids_(ids) {}
+  Status Collect(const ScrapeContext&, MetricSet&) override {
+    ids_->push_back(std::this_thread::get_id());
+    return Status::Ok();
+  }
+
+ private:
+  std::vector<std::thread::id>* ids_;
+};
+
+TEST(CollectorRunnerTest, FastScrapesRunOnOnePooledThread) {
+  constexpr int kCollectors = 6;
+  std::vector<std::vector<std::thread::id>> ids(kCollectors);
+  std::vector<CollectorRunner::Entry> e;
+  for (int i = 0; i < kCollectors; ++i) {
+    e.push_back(
+        {"c" + std::to_string(i), std::make_unique<ThreadRecorder>(&ids[i])});
+  }
+  // No rescue within the test's time, however loaded the machine.
+  CollectorRunner runner(std::move(e), nullptr, std::chrono::minutes(10));
+  for (int scrape = 0; scrape < 20; ++scrape) {
+    (void)runner.Gather(std::chrono::steady_clock::now() +
+                        std::chrono::minutes(60));
+  }
+  // One thread woken per scrape, and the same one every time: a thread per
+  // collector would show kCollectors ids.
+  EXPECT_EQ(runner.PoolThreads(), 1u);
+  for (const auto& v : ids) {
+    ASSERT_EQ(v.size(), 20u);
+    for (const auto& id : v) {
+      EXPECT_EQ(id, ids[0][0]);
+      EXPECT_NE(id, std::this_thread::get_id());
+    }
+  }
+}
+
+// Blocks until the test opens its gate.
+class GateCollector : public Collector {
+ public:
+  Status Collect(const ScrapeContext&, MetricSet&) override {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return open_; });
+    return Status::Ok();
+  }
+  void Open() {
+    {
+      std::lock_guard lock(mu_);
+      open_ = true;
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+};
+
+TEST(CollectorRunnerTest, HungCollectorDoesNotHoldTheOnesAfterIt) {
+  auto owned = std::make_unique<GateCollector>();
+  GateCollector* gate = owned.get();
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"hung", std::move(owned)});
+  e.push_back({"after", std::make_unique<FixedCollector>(
+                            7, std::chrono::milliseconds(0))});
+  CollectorRunner runner(std::move(e));
+  // Two scrapes while the first collector hangs: the second is served in
+  // both, the hung one fails both (deadline, then still running).
+  for (int scrape = 0; scrape < 2; ++scrape) {
+    MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
+                                  std::chrono::seconds(2));
+    EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "hung"), 0);
+    EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "after"), 1);
+    EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
+  }
+  gate->Open();
+  runner.Drain(std::chrono::seconds(30));
+  MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
+                                std::chrono::seconds(30));
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "hung"), 1);
+  EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "after"), 1);
 }
 
 }  // namespace
