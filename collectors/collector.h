@@ -1,7 +1,9 @@
 // The interface every collector implements. The registry (exporter/) times
-// each Collect() call, runs collectors in parallel under the scrape deadline
-// and reports rnic_scrape_collector_{success,duration_seconds}.
+// each Collect() call, runs collectors under the scrape deadline and reports
+// rnic_scrape_collector_{success,duration_seconds}.
 #pragma once
+
+#include <time.h>
 
 #include <chrono>
 #include <string_view>
@@ -11,11 +13,22 @@
 
 namespace rnic {
 
+// steady_clock's time from the kernel's last tick (CLOCK_MONOTONIC_COARSE,
+// same epoch, up to one tick behind). For deadlines and re-check timers, which
+// are checked per device or port: it never reads the clock hardware, which
+// under a hypervisor's emulated HPET is a trap per read.
+[[nodiscard]] inline std::chrono::steady_clock::time_point CoarseNow() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  return std::chrono::steady_clock::time_point(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::seconds(ts.tv_sec) +
+          std::chrono::nanoseconds(ts.tv_nsec)));
+}
+
 struct ScrapeContext {
   std::chrono::steady_clock::time_point deadline;
-  [[nodiscard]] bool Expired() const {
-    return std::chrono::steady_clock::now() >= deadline;
-  }
+  [[nodiscard]] bool Expired() const { return CoarseNow() >= deadline; }
 };
 
 class Collector {

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "collectors/collector.h"
 #include "collectors/ethtool/ethtool_families.h"
 #include "collectors/netlink/libnl_transport.h"
 
@@ -96,7 +97,7 @@ bool IsUnsupported(const Error& e) {
 
 void EthtoolCollector::MarkUnsupported(const std::string& key) {
   if (unsupported_.empty()) {
-    unsupported_until_ = std::chrono::steady_clock::now() + kRecheckUnsupported;
+    unsupported_until_ = CoarseNow() + kRecheckUnsupported;
   }
   unsupported_.insert(key);
 }
@@ -218,8 +219,7 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
     }
     netdevs_.assign(seen.begin(), seen.end());
   }
-  if (!unsupported_.empty() &&
-      std::chrono::steady_clock::now() >= unsupported_until_) {
+  if (!unsupported_.empty() && CoarseNow() >= unsupported_until_) {
     unsupported_.clear();
   }
   std::shared_ptr<const optics::Cache> cache;

@@ -176,9 +176,8 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   const auto snap = own_model_ ? model_->Refresh() : model_->Current();
 
   Status fatal;
-  // Once per scrape: under emulation (qemu TCG, HPET) a clock read is a
-  // trap, and this was one per port.
-  const auto now = std::chrono::steady_clock::now();
+  // For the 30 s re-check of QP-bound counters: a tick's precision will do.
+  const auto now = CoarseNow();
   for (const auto& devp : snap->devices) {
     const host::Device& dev = *devp;
     if (ctx.Expired()) break;
@@ -286,7 +285,7 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
     return;
   }
   pc.bound_next = by_owner.empty()
-                      ? std::chrono::steady_clock::now() + kBoundRecheck
+                      ? CoarseNow() + kBoundRecheck
                       : std::chrono::steady_clock::time_point{};
   for (const auto& [key, a] : by_owner) {
     const GroupLabels g = SplitGroupKey(a.comm);

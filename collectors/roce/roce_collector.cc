@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "collectors/collector.h"
 #include "collectors/common/log_once.h"
 #include "collectors/common/yaml_map.h"
 #include "collectors/roce/ethtool_names.h"
@@ -271,7 +272,7 @@ class RoceCollector final : public Collector {
         if (!p.netdev_visible) continue;
         PortState& ps = StateFor(key, dev, p);
         if ((ps.no_ethtool || ps.no_dcb || ps.no_ecn) &&
-            std::chrono::steady_clock::now() >= ps.recheck) {
+            CoarseNow() >= ps.recheck) {
           Recheck(ps);
         }
         EthtoolCounters(ps, out);
@@ -333,7 +334,7 @@ class RoceCollector final : public Collector {
   static bool Vanished(int err) { return err == ENODEV || err == ENXIO; }
   static void Unsupported(PortState& ps, bool& flag) {
     if (!ps.no_ethtool && !ps.no_dcb && !ps.no_ecn) {
-      ps.recheck = std::chrono::steady_clock::now() + kRecheckUnsupported;
+      ps.recheck = CoarseNow() + kRecheckUnsupported;
     }
     flag = true;
   }
