@@ -9,6 +9,7 @@
 
 #include "collectors/collector_spec.h"
 #include "collectors/common/log_once.h"
+#include "collectors/common/openssl_loader.h"
 #include "exporter/config_file.h"
 #include "exporter/flags.h"
 #include "exporter/http_server.h"
@@ -85,6 +86,14 @@ int main(int argc, char** argv) {
                     t.error().message);
       }
       tls = std::move(t).value();
+    }
+  }
+  // Its cache keys are HMACs (OpenSSL): loaded, and a missing libssl.so.3
+  // reported, before any request.
+  if (!web.users.empty()) {
+    if (Status st = LoadOpenSsl(); !st.ok()) {
+      return Fail("--web.config.file: " + opts.web_config_file +
+                  ": basic_auth_users needs OpenSSL: " + st.error().message);
     }
   }
   BasicAuth auth(web.users);
