@@ -34,15 +34,17 @@ int Fail(const std::string& msg) {
 
 int main(int argc, char** argv) {
   using namespace rnic;
-  // Every scrape runs collectors on short-lived threads; with glibc's default
-  // of one arena per thread, freed scrape memory stays spread over many
-  // arenas. One arena keeps the resident set small and flat; allocation
+  // Collectors, HTTP workers and the probe run on several threads; with
+  // glibc's default of one arena per thread, freed scrape memory stays spread
+  // over many arenas. One arena keeps the resident set small and flat; allocation
   // contention is negligible at scrape rates.
   mallopt(M_ARENA_MAX, 1);
   // A scrape's large buffers (the response text, big metric vectors) are
   // mmap'ed and unmapped when freed instead of growing the heap, whose top
   // glibc then keeps resident; fixing the threshold also stops glibc from
-  // raising it after the first large free.
+  // raising it after the first large free. (Heap kept between scrapes would
+  // spare a scrape its page faults, but a 512 KiB trim threshold cost 0.2 MiB
+  // of resident memory in tests/bench/memory_soak.py.)
   mallopt(M_MMAP_THRESHOLD, 64 * 1024);
   mallopt(M_TRIM_THRESHOLD, 128 * 1024);
 #ifdef RNIC_TEST_HOOKS

@@ -78,8 +78,15 @@ class PcieCollector final : public Collector {
     std::string dir;  // <sysfs>/bus/pci/devices/<bdf>/
     LabelSetPtr labels;
     std::map<std::string, LabelSetPtr, std::less<>> aer_labels;
-    // The link and AER files, read at every scrape: held open.
-    std::map<std::string, CachedFd, std::less<>> files;
+    // The link and AER files, read at every scrape: held open. One the
+    // function lacks (no PCIe capability, no AER) is not looked for again:
+    // the set of attributes is fixed while the device stays registered, and
+    // a new registration starts over with a new Function.
+    struct File {
+      CachedFd fd;
+      bool absent = false;
+    };
+    std::map<std::string, File, std::less<>> files;
   };
 
   Function& StateFor(const host::Device& dev, const std::string& pci) {
@@ -104,11 +111,17 @@ class PcieCollector final : public Collector {
   // One attribute, or nullopt (logged once when it is there but unreadable
   // or malformed; absent files are older kernels and not worth a line).
   std::optional<std::string> Read(Function& fn, const char* file) {
-    const std::string key = std::string(file) + "/" + fn.device;
-    auto text = ReadTrimmed(fn.files[file], fn.dir + file);
+    auto it = fn.files.find(std::string_view(file));
+    if (it == fn.files.end()) it = fn.files.try_emplace(file).first;
+    Function::File& f = it->second;
+    if (f.absent) return std::nullopt;
+    auto text = ReadTrimmed(f.fd, fn.dir + file);
     if (!text.ok()) {
-      if (text.error().errno_value != ENOENT) {
-        log_.Log(spdlog::level::warn, key, "value skipped", text.error());
+      if (text.error().errno_value == ENOENT) {
+        f.absent = true;
+      } else {
+        log_.Log(spdlog::level::warn, std::string(file) + "/" + fn.device,
+                 "value skipped", text.error());
       }
       return std::nullopt;
     }

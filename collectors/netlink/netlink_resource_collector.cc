@@ -50,7 +50,7 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
   for (const auto& dev : *summary) {
     for (const auto& [name, curr] : dev.entries) {
       out.Add(families::kResourceObjects,
-              {{"device", dev.dev_name}, {"resource", name}},
+              labels_.Get({{"device", dev.dev_name}, {"resource", name}}),
               static_cast<double>(curr));
     }
     for (ResKind kind : kKinds) {
@@ -71,7 +71,8 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
       }
     }
   }
-  agg.Emit(out, options_.max_comms);
+  agg.Emit(out, options_.max_comms, labels_);
+  labels_.Sweep();
   return fatal;
 }
 

@@ -8,6 +8,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
+#include "collectors/model/label_cache.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/part_switch.h"
@@ -36,6 +37,8 @@ class NetlinkResourceCollector final : public Collector {
   Options options_;
   PartSwitch parts_{"netlink_resource"};
   CommResolver comms_;
+  // Label sets of the series, kept across scrapes (label_cache.h).
+  LabelCache labels_;
 };
 
 }  // namespace nl

@@ -64,7 +64,8 @@ std::string Name(const char* known, int value) {
 
 }  // namespace
 
-void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
+void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms,
+                              LabelCache& labels) const {
   // Rank command names by objects held over all devices.
   std::map<std::string, std::uint64_t> weight;
   for (const auto& [dev, d] : devices_) {
@@ -86,13 +87,17 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
   for (const auto& [dev, d] : devices_) {
     for (const auto& [key, n] : d.qps) {
       const auto& [port, type, state] = key;
-      out.Add(
-          families::kResourceQps,
-          {{"device", dev},
-           {"port", std::to_string(port)},
-           {"qp_type", Name(type >= 0 ? QpTypeName(type) : nullptr, type)},
-           {"state", Name(state >= 0 ? QpStateName(state) : nullptr, state)}},
-          static_cast<double>(n));
+      const std::string port_text = std::to_string(port);
+      const std::string type_name =
+          Name(type >= 0 ? QpTypeName(type) : nullptr, type);
+      const std::string state_name =
+          Name(state >= 0 ? QpStateName(state) : nullptr, state);
+      out.Add(families::kResourceQps,
+              labels.Get({{"device", dev},
+                          {"port", port_text},
+                          {"qp_type", type_name},
+                          {"state", state_name}}),
+              static_cast<double>(n));
     }
     std::map<std::string, OwnerTotals> folded;
     for (const auto& [comm, t] : d.owners) {
@@ -102,14 +107,15 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms) const {
       // A group in a container (pod attribution on) also names its pod and
       // container; host processes and "[other]" carry the comm alone.
       const GroupLabels g = SplitGroupKey(comm);
-      Labels labels = {{"device", dev}, {"comm", g.comm}};
+      LabelPair pairs[4] = {{"device", dev}, {"comm", g.comm}};
+      std::size_t n = 2;
       if (!g.container.pod_uid.empty()) {
-        labels.push_back(Label{"pod_uid", g.container.pod_uid});
+        pairs[n++] = {"pod_uid", g.container.pod_uid};
       }
       if (!g.container.container_id.empty()) {
-        labels.push_back(Label{"container_id", g.container.container_id});
+        pairs[n++] = {"container_id", g.container.container_id};
       }
-      const LabelSetPtr l = LabelSet::Make(std::move(labels));
+      const LabelSetPtr& l = labels.Get(std::span<const LabelPair>(pairs, n));
       out.Add(families::kCommQps, l, static_cast<double>(t.qps));
       out.Add(families::kCommCqs, l, static_cast<double>(t.cqs));
       out.Add(families::kCommCqEntries, l, static_cast<double>(t.cq_entries));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectors/common/metric_set.h"
+#include "collectors/model/label_cache.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/rdma_source.h"
 
@@ -56,7 +57,8 @@ class ResourceAggregator {
   void Commit(const std::string& dev, DumpAggregate&& dump);
   // Emits the families; keeps the `max_comms` command names with the most
   // objects over all devices (0 = no cap), folds the rest into "[other]".
-  void Emit(MetricSet& out, std::size_t max_comms) const;
+  // Label sets come from `labels`, which the collector keeps across scrapes.
+  void Emit(MetricSet& out, std::size_t max_comms, LabelCache& labels) const;
 
  private:
   struct Device {

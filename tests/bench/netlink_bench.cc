@@ -70,6 +70,7 @@ void BM_QpDumpParseAggregate(benchmark::State& state) {
   ReplayTransport t;
   t.Set("RES_QP_GET_dump_dev0", QpDump(n));
   CommResolver comms(FakeProc());
+  LabelCache labels;  // kept across scrapes, as the collector does
   for (auto _ : state) {
     comms.Clear();
     RdmaNetlinkSource src(t);
@@ -80,7 +81,8 @@ void BM_QpDumpParseAggregate(benchmark::State& state) {
     ResourceAggregator agg;
     agg.Commit("mlx5_0", std::move(dump));
     MetricSet out;
-    agg.Emit(out, 20);
+    agg.Emit(out, 20, labels);
+    labels.Sweep();
     benchmark::DoNotOptimize(out);
   }
   state.SetItemsProcessed(state.iterations() * n);

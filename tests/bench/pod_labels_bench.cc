@@ -70,6 +70,7 @@ void BM_ResourceScrapePodLabels(benchmark::State& state) {
   ReplayTransport t;
   t.Set("RES_QP_GET_dump_dev0", QpDump());
   CommResolver comms(PodProc(), pods);
+  LabelCache labels;  // kept across scrapes, as the collector does
   for (auto _ : state) {
     comms.Clear();
     RdmaNetlinkSource src(t);
@@ -80,7 +81,8 @@ void BM_ResourceScrapePodLabels(benchmark::State& state) {
     ResourceAggregator agg;
     agg.Commit("mlx5_0", std::move(dump));
     MetricSet out;
-    agg.Emit(out, 0);
+    agg.Emit(out, 0, labels);
+    labels.Sweep();
     benchmark::DoNotOptimize(out);
   }
 }

@@ -179,6 +179,26 @@ TEST_F(PcieScratchTest, MalformedAndMissingFilesCostOnlyTheirSeries) {
       {{"device", "mlx5_0"}, {"class", "nonfatal"}, {"error", "CmpltTO"}}));
 }
 
+TEST_F(PcieScratchTest, AFileTheFunctionLacksIsNotLookedForAtEveryScrape) {
+  // A function without AER (or without a PCIe capability) has no such files
+  // for as long as it is registered: one failed open, not one per scrape.
+  fs::remove(fn_ / "aer_dev_fatal");
+  auto c = MakePcieCollector((root_ / "sys").string());
+  const std::map<std::string, std::string> fatal = {
+      {"device", "mlx5_0"}, {"class", "fatal"}, {"error", "MalfTLP"}};
+  EXPECT_FALSE(ValueOf(ScrapeFlat(*c), "rnic_pcie_aer_errors_total", fatal));
+  Write("aer_dev_fatal", "MalfTLP 2\nTOTAL_ERR_FATAL 2\n");
+  const auto again = ScrapeFlat(*c);
+  EXPECT_FALSE(ValueOf(again, "rnic_pcie_aer_errors_total", fatal));
+  // Files it has are still read at every scrape.
+  EXPECT_EQ(
+      ValueOf(again, "rnic_pcie_link_width_lanes", {{"device", "mlx5_0"}}), 16);
+  // A new registration (here: a new collector's first sight) looks again.
+  auto fresh = MakePcieCollector((root_ / "sys").string());
+  EXPECT_EQ(ValueOf(ScrapeFlat(*fresh), "rnic_pcie_aer_errors_total", fatal),
+            2);
+}
+
 TEST(CarrierCollectorTest, CountsPerNetdevWhereTheKernelHasThem) {
   auto c = MakeCarrierCollector(kSys);
   std::vector<prometheus::MetricFamily> fams;
