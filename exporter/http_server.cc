@@ -5,8 +5,10 @@
 #include <netdb.h>
 
 #include <cstring>
+#include <ctime>
 
 #include "collectors/common/host_port.h"
+#include "exporter/response_head.h"
 
 namespace rnic {
 namespace {
@@ -58,17 +60,22 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
   req.authorization = header("Authorization");
   HttpResponse resp = server->handler().Handle(req);
 
-  mg_response_header_start(conn, resp.status);
-  mg_response_header_add(conn, "Content-Type", resp.content_type.c_str(), -1);
-  std::string len = std::to_string(resp.body.size());
-  mg_response_header_add(conn, "Content-Length", len.c_str(), -1);
-  for (const auto& [k, v] : resp.headers) {
-    mg_response_header_add(conn, k.c_str(), v.c_str(), -1);
-  }
-  mg_response_header_send(conn);
-  if (req.method != "HEAD" && !resp.body.empty()) {
-    mg_write(conn, resp.body.data(), resp.body.size());
-  }
+  // Head and body in one write (response_head.h); a large body (an
+  // uncompressed scrape of hundreds of ports) follows in a second one rather
+  // than being copied.
+  const bool body = req.method != "HEAD" && !resp.body.empty();
+  constexpr std::size_t kCopyBodyBelow = 64 * 1024;
+  const bool copy = body && resp.body.size() < kCopyBodyBelow;
+  std::string out;
+  out.reserve(512 + (copy ? resp.body.size() : 0));
+  AppendResponseHead(
+      resp, mg_get_response_code_text(conn, resp.status),
+      KeepAliveAfter(ri->http_version ? ri->http_version : "",
+                     mg_get_header(conn, "Connection"), resp.status),
+      std::time(nullptr), out);
+  if (copy) out += resp.body;
+  mg_write(conn, out.data(), out.size());
+  if (body && !copy) mg_write(conn, resp.body.data(), resp.body.size());
   return resp.status;
 }
 

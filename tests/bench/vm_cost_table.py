@@ -9,7 +9,8 @@ usage: vm_cost_table.py BENCH_TXT   (written by the guest: vm0/bench.txt)"""
 import sys
 
 PART_LABEL = {"all": "all", "port": "per port: STAT_GET + PORT_GET",
-              "res": "per device: RES_GET + 5 dumps"}
+              "res": "per device: RES_GET + 5 dumps",
+              "files": "files under /sys the default exporter holds open (pread each)"}
 
 
 def parse(path):
@@ -51,7 +52,7 @@ def main():
           " CPU/round |")
     print("|---|---:|---:|---:|---:|")
     part = {}
-    for name in ("all", "port", "res"):
+    for name in ("all", "port", "res", "files"):
         rows = floors.get(name)
         if not rows:
             continue
@@ -96,6 +97,10 @@ def main():
     print("floor CPU/round %.2f ms; default scrape %.2f ms; ratio %.2f (target <= 2);"
           " collectors alone minus none add up to %.0f %% of default"
           % (floor, default, default / floor, 100 * (alone + base) / default))
+    if "files" in part:
+        same = floor + part["files"]
+        print("same information, netlink and files: floor %.2f ms; ratio %.2f"
+              % (same, default / same))
     d = configs[0][1][-1] if configs else {}
     print("idle CPU rates (s/s): %s; last default block: %s wire bytes (%s), RSS %s KiB"
           % (", ".join("%s %.4f" % kv for kv in idle.items()), d.get("wire_bytes"),

@@ -2,6 +2,7 @@
 // scrape exports, as a floor to compare the exporter with (issue 9, target 1).
 //
 //   rnic_floor [--rounds N] [--part all|port|res]
+//   rnic_floor [--rounds N] --part files --files-of PID
 //
 // Devices and ports are found once, before the clock starts (one GET dump).
 // Then each round does exactly: per port STAT_GET and PORT_GET (doit), per
@@ -11,7 +12,13 @@
 // the answers. CPU is the process's utime+stime (getrusage) over the rounds.
 // --part port does only the per-port requests (netlink_stat's share of the
 // floor), --part res only the per-device ones (netlink_resource's).
+// --part files is the rest of a default scrape's kernel information: one
+// pread at offset 0 of every file under /sys that process PID (the exporter,
+// after a scrape) holds open: sysfs counters, carrier counts, MTU, PCIe link
+// and AER. The floor tool opens them itself once, before the clock starts.
 // Prints one line of key=value pairs. A benchmark: it reports, never asserts.
+#include <dirent.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -163,6 +170,53 @@ double Now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+// The files under /sys that `pid` holds open, opened here too.
+std::vector<int> OpenFilesOf(const std::string& pid) {
+  std::vector<int> fds;
+  const std::string dir = "/proc/" + pid + "/fd";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) {
+    std::fprintf(stderr, "rnic_floor: %s: %s\n", dir.c_str(),
+                 std::strerror(errno));
+    std::exit(1);
+  }
+  while (dirent* e = readdir(d)) {
+    char target[4096];
+    const std::string link = dir + "/" + e->d_name;
+    const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (std::strncmp(target, "/sys/", 5) != 0) continue;
+    const int fd = open(target, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) fds.push_back(fd);
+  }
+  closedir(d);
+  return fds;
+}
+
+int RunFiles(int rounds, const std::string& pid) {
+  const std::vector<int> fds = OpenFilesOf(pid);
+  char buf[4096];
+  long bytes = 0;
+  const double c0 = CpuSeconds();
+  const double t0 = Now();
+  for (int r = 0; r < rounds; ++r) {
+    for (int fd : fds) {
+      const ssize_t n = pread(fd, buf, sizeof buf, 0);
+      if (n > 0) bytes += n;
+    }
+  }
+  const double wall = Now() - t0;
+  const double cpu = CpuSeconds() - c0;
+  std::printf(
+      "part=files rounds=%d files=%zu requests_per_round=%zu "
+      "messages_per_round=0 bytes_per_round=%ld wall_s=%.3f cpu_s=%.3f "
+      "cpu_per_round_ms=%.3f\n",
+      rounds, fds.size(), fds.size(), bytes / rounds, wall, cpu,
+      cpu / rounds * 1e3);
+  return 0;
+}
+
 int Run(int rounds, const std::string& part) {
   const bool do_port = part != "res";
   const bool do_res = part != "port";
@@ -207,6 +261,7 @@ int Run(int rounds, const std::string& part) {
 int main(int argc, char** argv) {
   int rounds = 100;
   std::string part = "all";
+  std::string pid;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc) {
@@ -214,17 +269,23 @@ int main(int argc, char** argv) {
     } else if (a == "--part" && i + 1 < argc &&
                (std::string(argv[i + 1]) == "all" ||
                 std::string(argv[i + 1]) == "port" ||
-                std::string(argv[i + 1]) == "res")) {
+                std::string(argv[i + 1]) == "res" ||
+                std::string(argv[i + 1]) == "files")) {
       part = argv[++i];
+    } else if (a == "--files-of" && i + 1 < argc) {
+      pid = argv[++i];
     } else {
       rounds = 0;
       break;
     }
   }
-  if (rounds <= 0) {
+  if (rounds <= 0 || (part == "files") != !pid.empty()) {
     std::fprintf(stderr,
-                 "usage: rnic_floor [--rounds N] [--part all|port|res]\n");
+                 "usage: rnic_floor [--rounds N] [--part all|port|res]\n"
+                 "       rnic_floor [--rounds N] --part files --files-of "
+                 "PID\n");
     return 2;
   }
+  if (part == "files") return rnic::floor::RunFiles(rounds, pid);
   return rnic::floor::Run(rounds, part);
 }
