@@ -147,6 +147,12 @@ void EthtoolCollector::CollectStats(const std::string& netdev,
     return;
   }
   log_.Clear(key);
+  if (stats->empty()) {
+    // The driver fills no standard group (dummy, virtio-net): asked again
+    // when what is unsupported is (the model changes, or 5 minutes pass).
+    MarkUnsupported(key);
+    return;
+  }
   for (const StdStat& s : *stats) {
     // The kernel leaves counters the driver does not fill out of the reply.
     if (const FamilyDesc* fam = StatFamily(s.group, s.id)) {

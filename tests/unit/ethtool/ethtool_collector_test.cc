@@ -1,7 +1,10 @@
 #include "collectors/ethtool/ethtool_collector.h"
 
 #include <gtest/gtest.h>
+#include <linux/netlink.h>
 
+#include <cstring>
+#include <fstream>
 #include <future>
 #include <map>
 #include <thread>
@@ -163,6 +166,48 @@ TEST(EthtoolCollector, UnsupportedNetdevsGetNoSeries) {
   for (const auto& [key, n] : calls->calls()) {
     EXPECT_EQ(key.find("mlx5_1"), std::string::npos) << key;
   }
+}
+
+// STATS_GET as a driver without any standard group answers it (dummy,
+// virtio-net): the header alone, then the ack. Cut from the mlx5 capture.
+std::vector<std::uint8_t> EmptyStatsReply() {
+  std::ifstream in(kEthtoolFixtures + "/replay/ETHTOOL_STATS_GET_" +
+                       std::string(kNetdev) + ".bin",
+                   std::ios::binary);
+  std::vector<std::uint8_t> full((std::istreambuf_iterator<char>(in)), {});
+  nlmsghdr first;
+  std::memcpy(&first, full.data(), sizeof first);
+  // nlmsghdr, genlmsghdr, then ETHTOOL_A_STATS_HEADER (32 bytes here).
+  constexpr std::uint32_t kHeadOnly = 16 + 4 + 32;
+  std::vector<std::uint8_t> out(full.begin(), full.begin() + kHeadOnly);
+  std::memcpy(out.data(), &kHeadOnly, sizeof kHeadOnly);
+  out.insert(out.end(), full.begin() + NLMSG_ALIGN(first.nlmsg_len),
+             full.end());
+  return out;
+}
+
+TEST(EthtoolCollector, NetdevWithoutStandardStatsIsNotAskedAtEveryScrape) {
+  Sources s;
+  s.sysfs = kSysfs;
+  auto replay = Replay();
+  replay->Set("ETHTOOL_STATS_GET_eth0", EmptyStatsReply());
+  nl::ReplayTransport* calls = replay.get();
+  s.transport = std::move(replay);
+  s.eeprom = ReplayEeprom();
+  s.start_poller = false;
+  EthtoolCollector c(std::move(s), nullptr);
+  for (int i = 0; i < 3; ++i) {
+    const Series got = Scrape(c);
+    EXPECT_FALSE(
+        HasFamily(got, "rnic_ethtool_eth_mac_frame_check_sequence_errors_total",
+                  "netdev=eth0"));
+    // The mlx5 netdev's statistics are still read at every scrape.
+    EXPECT_TRUE(
+        HasFamily(got, "rnic_ethtool_eth_mac_frame_check_sequence_errors_total",
+                  kNetdev));
+  }
+  EXPECT_EQ(calls->calls().at("ETHTOOL_STATS_GET_eth0"), 1);
+  EXPECT_EQ(calls->calls().at("ETHTOOL_STATS_GET_enp129s0f0np0"), 3);
 }
 
 TEST(EthtoolCollector, NoEthtoolFamilyExportsNothingAndSucceeds) {
