@@ -29,6 +29,8 @@ constexpr int kGidEntriesTried = 8;
 // Ethernet ports without a netdev (EFA-like GIDs) are looked at again on
 // every 16th check rather than every one.
 constexpr std::uint64_t kNetdevRetryChecks = 16;
+// Checks after a change on which an unresolved device is looked up at once.
+constexpr int kEagerResolveChecks = 8;
 
 // A small attribute file, trailing whitespace removed; "" when unreadable.
 std::string ReadAttr(int dirfd, const char* name) {
@@ -368,11 +370,19 @@ std::shared_ptr<const Snapshot> HostModel::Refresh() {
 
   // Netlink indices: looked up when something changed, on every check when
   // netlink is all there is, and now and then while a device's index is
-  // unknown (ib_core loaded later, or a device netlink does not show).
-  const bool unresolved =
-      checks_since_resolve_ % kNetdevRetryChecks == 0 &&
+  // unknown (ib_core loaded later, or a device netlink does not show). Just
+  // after a change, at every check for a few: a device is in sysfs a moment
+  // before RDMA netlink lists it (ib_register_device marks it registered
+  // last), and a check in between must not leave it without its counters
+  // for kNetdevRetryChecks scrapes.
+  const bool some_unresolved =
       std::any_of(devices.begin(), devices.end(),
                   [](const auto& d) { return !d->has_index; });
+  const bool unresolved =
+      some_unresolved && (eager_resolve_checks_ > 0 ||
+                          checks_since_resolve_ % kNetdevRetryChecks == 0);
+  if (eager_resolve_checks_ > 0) --eager_resolve_checks_;
+  if (changed) eager_resolve_checks_ = kEagerResolveChecks;
   if (netlink_ && (changed || unresolved || !have_sysfs)) {
     ++stats_.netlink_dumps;
     auto listed = netlink_();
@@ -392,6 +402,11 @@ std::shared_ptr<const Snapshot> HostModel::Refresh() {
           copy->netlink_ports = np;
           d = std::move(copy);
           changed = true;
+        }
+        // Read while it was being registered (its ports/ not there yet):
+        // read again at the next check.
+        if (d->in_sysfs && d->ports.empty() && np > 0) {
+          invalid_.push_back(d->name);
         }
       }
       if (!have_sysfs) {

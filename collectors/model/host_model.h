@@ -150,6 +150,7 @@ class HostModel {
   bool invalid_all_ = false;
   std::uint64_t next_instance_ = 1;
   std::uint64_t checks_since_resolve_ = 0;
+  int eager_resolve_checks_ = 0;  // see Refresh()
   Stats stats_;
 };
 

@@ -65,14 +65,16 @@ TEST(CollectorRunnerTest, SlowCollectorFailsOthersServed) {
   runner.Drain(std::chrono::seconds(5));
 }
 
-// Fails with EPERM, except while the test holds its gate closed: then it
-// blocks, so the scrape ends before it does.
-class GatedFailingCollector : public Collector {
+// Blocks while the test holds its gate closed; otherwise answers at once:
+// EPERM (as /dev/kmsg does without the capability) or success.
+class GatedCollector : public Collector {
  public:
+  GatedCollector(bool open, bool fail) : open_(open), fail_(fail) {}
   Status Collect(const ScrapeContext&, MetricSet&) override {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] { return open_; });
-    return Error{"open /dev/kmsg: Operation not permitted"};
+    if (fail_) return Error{"open /dev/kmsg: Operation not permitted"};
+    return Status::Ok();
   }
   void SetOpen(bool open) {
     {
@@ -85,7 +87,8 @@ class GatedFailingCollector : public Collector {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  bool open_ = true;
+  bool open_;
+  const bool fail_;
 };
 
 std::size_t Count(const std::string& text, const std::string& what) {
@@ -99,8 +102,8 @@ std::size_t Count(const std::string& text, const std::string& what) {
 
 TEST(CollectorRunnerTest, TimeoutsDoNotRelogAStandingFailure) {
   CapturedLog log;
-  auto owned = std::make_unique<GatedFailingCollector>();
-  GatedFailingCollector* gated = owned.get();
+  auto owned = std::make_unique<GatedCollector>(true, true);
+  GatedCollector* gated = owned.get();
   std::vector<CollectorRunner::Entry> e;
   e.push_back({"kmsg", std::move(owned)});
   CollectorRunner runner(std::move(e));
@@ -196,31 +199,9 @@ TEST(CollectorRunnerTest, FastScrapesRunOnOnePooledThread) {
   }
 }
 
-// Blocks until the test opens its gate.
-class GateCollector : public Collector {
- public:
-  Status Collect(const ScrapeContext&, MetricSet&) override {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return open_; });
-    return Status::Ok();
-  }
-  void Open() {
-    {
-      std::lock_guard lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
-
 TEST(CollectorRunnerTest, HungCollectorDoesNotHoldTheOnesAfterIt) {
-  auto owned = std::make_unique<GateCollector>();
-  GateCollector* gate = owned.get();
+  auto owned = std::make_unique<GatedCollector>(false, false);
+  GatedCollector* gate = owned.get();
   std::vector<CollectorRunner::Entry> e;
   e.push_back({"hung", std::move(owned)});
   e.push_back({"after", std::make_unique<FixedCollector>(
@@ -235,7 +216,7 @@ TEST(CollectorRunnerTest, HungCollectorDoesNotHoldTheOnesAfterIt) {
     EXPECT_EQ(Gauge(set, "rnic_scrape_collector_success", "after"), 1);
     EXPECT_EQ(Samples(set, "rnic_test_value"), 1u);
   }
-  gate->Open();
+  gate->SetOpen(true);
   runner.Drain(std::chrono::seconds(30));
   MetricSet set = runner.Gather(std::chrono::steady_clock::now() +
                                 std::chrono::seconds(30));

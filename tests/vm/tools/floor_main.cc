@@ -170,6 +170,22 @@ double Now() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+// CPU (utime+stime) and wall time from construction to Print(), which
+// prints the part's key=value fields followed by them: one line per run.
+class Meter {
+ public:
+  void Print(int rounds, const char* fields) const {
+    const double wall = Now() - t0_;
+    const double cpu = CpuSeconds() - c0_;
+    std::printf("%s wall_s=%.3f cpu_s=%.3f cpu_per_round_ms=%.3f\n", fields,
+                wall, cpu, cpu / rounds * 1e3);
+  }
+
+ private:
+  const double c0_ = CpuSeconds();
+  const double t0_ = Now();
+};
+
 // The files under /sys that `pid` holds open, opened here too.
 std::vector<int> OpenFilesOf(const std::string& pid) {
   std::vector<int> fds;
@@ -198,22 +214,19 @@ int RunFiles(int rounds, const std::string& pid) {
   const std::vector<int> fds = OpenFilesOf(pid);
   char buf[4096];
   long bytes = 0;
-  const double c0 = CpuSeconds();
-  const double t0 = Now();
+  const Meter m;
   for (int r = 0; r < rounds; ++r) {
     for (int fd : fds) {
       const ssize_t n = pread(fd, buf, sizeof buf, 0);
       if (n > 0) bytes += n;
     }
   }
-  const double wall = Now() - t0;
-  const double cpu = CpuSeconds() - c0;
-  std::printf(
-      "part=files rounds=%d files=%zu requests_per_round=%zu "
-      "messages_per_round=0 bytes_per_round=%ld wall_s=%.3f cpu_s=%.3f "
-      "cpu_per_round_ms=%.3f\n",
-      rounds, fds.size(), fds.size(), bytes / rounds, wall, cpu,
-      cpu / rounds * 1e3);
+  char fields[256];
+  std::snprintf(fields, sizeof fields,
+                "part=files rounds=%d files=%zu requests_per_round=%zu "
+                "messages_per_round=0 bytes_per_round=%ld",
+                rounds, fds.size(), fds.size(), bytes / rounds);
+  m.Print(rounds, fields);
   return 0;
 }
 
@@ -229,8 +242,7 @@ int Run(int rounds, const std::string& part) {
                                       nl::kCmdResCtxGet};
   auto nothing = [](nlmsghdr*) {};
   Tally t;
-  const double c0 = CpuSeconds();
-  const double t0 = Now();
+  const Meter m;
   for (int r = 0; r < rounds; ++r) {
     for (const auto& d : devices) {
       for (std::uint32_t p = 1; do_port && p <= d.ports; ++p) {
@@ -244,14 +256,14 @@ int Run(int rounds, const std::string& part) {
       }
     }
   }
-  const double wall = Now() - t0;
-  const double cpu = CpuSeconds() - c0;
-  std::printf(
+  char fields[256];
+  std::snprintf(
+      fields, sizeof fields,
       "part=%s rounds=%d devices=%zu ports=%ld requests_per_round=%ld "
-      "messages_per_round=%ld bytes_per_round=%ld wall_s=%.3f cpu_s=%.3f "
-      "cpu_per_round_ms=%.3f\n",
+      "messages_per_round=%ld bytes_per_round=%ld",
       part.c_str(), rounds, devices.size(), ports, t.requests / rounds,
-      t.messages / rounds, t.bytes / rounds, wall, cpu, cpu / rounds * 1e3);
+      t.messages / rounds, t.bytes / rounds);
+  m.Print(rounds, fields);
   return 0;
 }
 

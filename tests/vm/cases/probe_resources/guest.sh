@@ -19,17 +19,27 @@ state() {
   printf 'fds=%s threads=%s' "$(own_fds | wc -l)" \
     "$(awk '/^Threads:/ { print $2 }' /proc/$EXPORTER_PID/status)"
 }
-# The exporter's descriptors, less accepted TCP connections: those belong to
-# the scrapers. The harness's Prometheus (1 s interval and timeout) drops its
+# The exporter's descriptors, less its TCP connections: those belong to the
+# scrapers. The harness's Prometheus (1 s interval and timeout) drops its
 # kept-alive connection whenever a scrape under TCG runs past 1 s and opens a
-# new one on the next scrape, so counting them made this check flaky (9 <-> 10
-# fds on a loaded machine). The listening socket stays counted.
+# new one on the next scrape. A dropped one can be reset and gone from
+# /proc/net/tcp while the exporter still holds its descriptor, so sockets
+# count only if a table lists them as the exporter's own kind: a listening
+# TCP socket, netlink or unix. (Counting every socket but the listed
+# connections was flaky: 9 <-> 10, then 10 <-> 11 fds on a loaded machine.)
 own_fds() {
-  awk 'FNR > 1 && $4 != "0A" { print "socket:[" $10 "]" }' \
-    /proc/net/tcp /proc/net/tcp6 2>/dev/null >/tmp/conn-sockets
+  {
+    awk 'FNR > 1 && $4 == "0A" { print "socket:[" $10 "]" }' \
+      /proc/net/tcp /proc/net/tcp6
+    awk 'FNR > 1 { print "socket:[" $10 "]" }' /proc/net/netlink
+    awk 'FNR > 1 { print "socket:[" $7 "]" }' /proc/net/unix
+  } 2>/dev/null >/tmp/kept-sockets
   for _f in /proc/$EXPORTER_PID/fd/*; do
     _l=$(readlink "$_f") || continue
-    grep -qxF "$_l" /tmp/conn-sockets || echo "${_f##*/} -> $_l"
+    case $_l in
+      socket:*) grep -qxF "$_l" /tmp/kept-sockets || continue ;;
+    esac
+    echo "${_f##*/} -> $_l"
   done
 }
 
