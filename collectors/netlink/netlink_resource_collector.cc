@@ -57,7 +57,7 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
       if (ctx.Expired()) break;
       if (SummarySaysEmpty(dev, kind)) continue;
       const std::string part = std::string("res_") + ResKindName(kind);
-      if (!parts_.Enabled(PartKey(part, dev.dev_name))) continue;
+      if (!parts_.Enabled(part, dev.dev_index)) continue;
       DumpAggregate dump(comms_);
       Status st = src.DumpResources(kind, dev.dev_index,
                                     [&](const ResEntry& e) { dump.Add(e); });

@@ -198,7 +198,7 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
                 *port.phys_state);
       }
 
-      if (parts_.Enabled(PartKey("stat", dev.name))) {
+      if (parts_.Enabled("stat", dev.index)) {
         pc.next = 0;
         pending_.clear();
         Status st = src.PortStatsEach(
@@ -218,7 +218,7 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
         }
       }
 
-      if (parts_.Enabled(PartKey("status", dev.name)) && !pc.optional_valid) {
+      if (parts_.Enabled("status", dev.index) && !pc.optional_valid) {
         auto status = src.CounterStatus(dev.index, port.port);
         if (status.ok()) {
           pc.optional.clear();
@@ -238,8 +238,7 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
         }
       }
 
-      if (options_.qp_counters &&
-          parts_.Enabled(PartKey("qp_counters", dev.name)) &&
+      if (options_.qp_counters && parts_.Enabled("qp_counters", dev.index) &&
           now >= pc.bound_next) {
         CollectBound(src, dev, pc, out, &fatal);
       }
@@ -284,9 +283,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
     }
     return;
   }
-  pc.bound_next = by_owner.empty()
-                      ? CoarseNow() + kBoundRecheck
-                      : std::chrono::steady_clock::time_point{};
+  pc.bound_next = by_owner.empty() ? CoarseNow() + kBoundRecheck
+                                   : std::chrono::steady_clock::time_point{};
   for (const auto& [key, a] : by_owner) {
     const GroupLabels g = SplitGroupKey(a.comm);
     LabelSetPtr labels =

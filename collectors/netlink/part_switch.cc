@@ -6,12 +6,13 @@
 
 namespace rnic::nl {
 
-void PartSwitch::Disable(std::string_view part, const Error& why) {
-  if (!disabled_.emplace(part).second) return;
+void PartSwitch::Disable(std::string_view part, std::uint32_t dev_index,
+                         std::string_view dev_name, const Error& why) {
+  if (!disabled_.emplace(Key(part, dev_index)).second) return;
   const std::string err = why.ToString();
   LogEvent(spdlog::level::info, log_.collector(),
            "part disabled: the kernel does not support it",
-           {{"part", part}, {"err", err}});
+           {{"part", part}, {"device", dev_name}, {"err", err}});
 }
 
 bool DeviceStillThere(NetlinkTransport& transport, std::uint32_t dev_index) {
@@ -27,7 +28,7 @@ Status HandlePartError(PartSwitch& parts, NetlinkTransport& transport,
   if (IsVanished(err.errno_value)) return Status::Ok();
   if (IsUnsupported(err.errno_value)) {
     if (!DeviceStillThere(transport, dev_index)) return Status::Ok();
-    parts.Disable(PartKey(part, dev_name), err);
+    parts.Disable(part, dev_index, dev_name, err);
     return Status::Ok();
   }
   // Permission denied or anything else: one line per part and device until

@@ -3,6 +3,7 @@
 // failures are logged through the collector's LogOnce, not every scrape.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
@@ -25,18 +26,28 @@ namespace rnic::nl {
   return err == ENODEV || err == ENXIO;
 }
 
+// Parts are switched off per device registration: keyed by the device's
+// netlink index, which the kernel never gives to the next registration, so
+// a device removed and added again under its name is asked again (a request
+// that failed mid-teardown must not cost the new device its counters).
 class PartSwitch {
  public:
   explicit PartSwitch(std::string collector) : log_(std::move(collector)) {}
-  [[nodiscard]] bool Enabled(std::string_view part) const {
-    return !disabled_.contains(std::string(part));
+  [[nodiscard]] bool Enabled(std::string_view part,
+                             std::uint32_t dev_index) const {
+    return !disabled_.contains(Key(part, dev_index));
   }
-  // Turns `part` off for the life of the process; logs one line.
-  void Disable(std::string_view part, const Error& why);
+  // Turns `part` of this registration of the device off; logs one line.
+  void Disable(std::string_view part, std::uint32_t dev_index,
+               std::string_view dev_name, const Error& why);
   // The collector's log-once keys ("open", "devices", "<part>:<dev>/err").
   [[nodiscard]] LogOnce& log() { return log_; }
 
  private:
+  [[nodiscard]] static std::string Key(std::string_view part,
+                                       std::uint32_t dev_index) {
+    return std::string(part) + ":" + std::to_string(dev_index);
+  }
   std::set<std::string, std::less<>> disabled_;
   LogOnce log_;
 };
@@ -44,7 +55,8 @@ class PartSwitch {
 // Decides what a failed request for `part` of one device means:
 // - the device vanished (ENODEV, or EINVAL and a GET shows it is gone): skip;
 // - the kernel or device lacks the command (EOPNOTSUPP/EINVAL while the
-//   device is still there): switch "<part>:<device>" off, log once;
+//   device is still there): switch the part off for this registration of
+//   the device, log once;
 // - permission denied or anything else: logged once and returned, so the
 //   collector reports failure through its success metric.
 [[nodiscard]] Status HandlePartError(

@@ -191,7 +191,7 @@ TEST(NetlinkMlx5, MissingStatusCommandIsDisabledWithOneLogLine) {
               1);
   }
   EXPECT_EQ(t->calls().at("STAT_GET_STATUS_dev2_port1"), 1);
-  EXPECT_EQ(logs.Count("status:mlx5_0"), 1u);
+  EXPECT_EQ(logs.Count("part=status device=mlx5_0"), 1u);
 }
 
 TEST(NetlinkOptional, StatusReportsSupportedAndEnabledOptionalCounters) {
@@ -577,7 +577,7 @@ TEST(NetlinkResourceErrors, MissingContextDumpDisablesOnlyThatPart) {
     EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "worker0"}}), 1);
   }
   EXPECT_EQ(t->calls().at("RES_CTX_GET_dump_dev0"), 1);
-  EXPECT_EQ(logs.Count("res_ctx:mlx5_0"), 1u);
+  EXPECT_EQ(logs.Count("part=res_ctx device=mlx5_0"), 1u);
 }
 
 // The summary says how many objects of each kind a device holds: a kind it

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "collectors/netlink/rdma_nl_uapi.h"
 #include "collectors/netlink/replay_transport.h"
 #include "tests/unit/common/captured_log.h"
+#include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {
 namespace {
@@ -36,7 +38,7 @@ TEST(PartSwitch, FailedRequestIsLoggedOncePerErrnoWithItsOwnKeys) {
   EXPECT_FALSE(HandlePartError(parts, t, "stat", 1, "mlx5_1", eperm).ok());
   out = log.Take();
   EXPECT_EQ(Lines(out), 2u) << out;
-  EXPECT_TRUE(parts.Enabled(PartKey("stat", "mlx5_0")));
+  EXPECT_TRUE(parts.Enabled("stat", 0));
 }
 
 TEST(PartSwitch, UnsupportedOnAVanishedDeviceIsSilentAndKeepsThePart) {
@@ -49,25 +51,42 @@ TEST(PartSwitch, UnsupportedOnAVanishedDeviceIsSilentAndKeepsThePart) {
   EXPECT_TRUE(
       HandlePartError(parts, t, "qp", 3, "rxe0", Error::FromErrno("qp", ENODEV))
           .ok());
-  EXPECT_TRUE(parts.Enabled(PartKey("qp", "rxe0")));
+  EXPECT_TRUE(parts.Enabled("qp", 3));
   EXPECT_EQ(log.Take(), "");
 }
 
-TEST(PartSwitch, DisableLogsOneLineWithThePartAsAKey) {
+TEST(PartSwitch, DisableLogsOneLineNamingThePartAndDevice) {
   CapturedLog log;
   PartSwitch parts("netlink_stat");
   const Error why = Error::FromErrno("status", EOPNOTSUPP);
-  parts.Disable("status:rxe0", why);
-  parts.Disable("status:rxe0", why);
-  EXPECT_FALSE(parts.Enabled("status:rxe0"));
-  EXPECT_TRUE(parts.Enabled("status:rxe1"));
+  parts.Disable("status", 4, "rxe0", why);
+  parts.Disable("status", 4, "rxe0", why);
+  EXPECT_FALSE(parts.Enabled("status", 4));
+  EXPECT_TRUE(parts.Enabled("status", 5));
+  EXPECT_TRUE(parts.Enabled("stat", 4));
   const std::string out = log.Take();
   EXPECT_EQ(Lines(out), 1u) << out;
   EXPECT_EQ(out.rfind("collector=netlink_stat msg=\"part disabled: the kernel "
-                      "does not support it\" part=status:rxe0 err=",
+                      "does not support it\" part=status device=rxe0 err=",
                       0),
             0u)
       << out;
+}
+
+TEST(PartSwitch, ANewRegistrationUnderTheSameNameIsAskedAgain) {
+  // EINVAL mid-teardown while GET still lists the device switches the part
+  // off; rdma link add rxe0 again gets a new index, and its counters.
+  CapturedLog log;
+  PartSwitch parts("netlink_stat");
+  ReplayTransport t;
+  testing::Msg dev(kCmdGet);
+  dev.U32(kAttrDevIndex, 3).Str(kAttrDevName, "rxe0");
+  t.Set("GET_dev3", testing::Join({dev.Bytes(), testing::ErrorMsg(0)}));
+  EXPECT_TRUE(HandlePartError(parts, t, "stat", 3, "rxe0",
+                              Error::FromErrno("stat", EINVAL))
+                  .ok());
+  EXPECT_FALSE(parts.Enabled("stat", 3));
+  EXPECT_TRUE(parts.Enabled("stat", 7));
 }
 
 }  // namespace
