@@ -1,8 +1,8 @@
 #include "exporter/response_head.h"
 
-#include <strings.h>
+#include <cstdio>
 
-#include <cctype>
+#include "exporter/http_header.h"
 
 namespace rnic {
 namespace {
@@ -15,33 +15,18 @@ void AppendHeader(std::string_view name, std::string_view value,
   out += "\r\n";
 }
 
-// A comma-separated header holds `token`, compared without case.
-bool HasToken(std::string_view header, std::string_view token) {
-  while (!header.empty()) {
-    const auto comma = header.find(',');
-    std::string_view item = header.substr(0, comma);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item[0])))
-      item.remove_prefix(1);
-    while (!item.empty() &&
-           std::isspace(static_cast<unsigned char>(item.back())))
-      item.remove_suffix(1);
-    if (item.size() == token.size() &&
-        ::strncasecmp(item.data(), token.data(), token.size()) == 0) {
-      return true;
-    }
-    if (comma == std::string_view::npos) break;
-    header.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
 }  // namespace
 
 bool KeepAliveAfter(std::string_view http_version,
                     const char* connection_header, int status) {
   if (status == 401) return false;
   if (connection_header != nullptr) {
-    return HasToken(connection_header, "keep-alive");
+    // Connection is a list header too: the project's one parser reads it.
+    bool keep = false;
+    ForEachHeaderItem(connection_header, [&](const HeaderItem& item) {
+      keep = keep || IEquals(item.value, "keep-alive");
+    });
+    return keep;
   }
   return http_version == "1.1";
 }
