@@ -8,8 +8,8 @@
 #include "collectors/common/log_once.h"
 #include "collectors/common/range_list.h"
 #include "collectors/common/yaml_map.h"
+#include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/iio_families.h"
-#include "collectors/perf/iio_mapping.h"
 #include "collectors/perf/perf_counter.h"
 #include "collectors/perf/pmu_catalog.h"
 
@@ -127,25 +127,19 @@ Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
   return out;
 }
 
-// The free-running bandwidth counters of one IIO stack.
-struct IioOpen {
-  struct Counter {
-    PerfCounter counter;
-    double bytes_per_count;
-    bool in;
-  };
-  std::vector<Counter> counters;
-  LabelSetPtr in_labels, out_labels;  // device (the reporter), direction
-  std::string key;                    // log key: the stack's PMU and die
-};
-
 class PerfCollector final : public Collector {
  public:
   PerfCollector(std::string sysfs, std::vector<EventConfig> configs,
-                std::shared_ptr<host::HostModel> host, bool iio)
-      : sysfs_(std::move(sysfs)), configs_(std::move(configs)) {
+                std::shared_ptr<host::HostModel> host, bool own_host, bool iio)
+      : sysfs_(std::move(sysfs)),
+        configs_(std::move(configs)),
+        host_(std::move(host)),
+        own_host_(own_host) {
     for (const auto& c : configs_) OpenOne(c);
-    if (iio && host) OpenIio(*host->Current());
+    if (iio && host_) {
+      iio_.emplace(sysfs_, PerfCounter::Open, log_);
+      iio_->Update(*host_->Current());  // opened at start-up, as events are
+    }
   }
 
   Status Collect(const ScrapeContext&, MetricSet& out) override {
@@ -171,7 +165,12 @@ class PerfCollector final : public Collector {
     for (const auto& [key, why] : failed_) {
       out.Add(kUnavailable, {{"pmu", key.first}, {"event", key.second}}, 1);
     }
-    CollectIio(out);
+    if (iio_) {
+      // The shared model is refreshed by the runner before each scrape; a
+      // model of our own is refreshed here.
+      iio_->Update(own_host_ ? *host_->Refresh() : *host_->Current());
+      iio_->Collect(out);
+    }
     return Status::Ok();
   }
 
@@ -201,104 +200,14 @@ class PerfCollector final : public Collector {
     }
   }
 
-  // PCIe bandwidth per RNIC: each RDMA PCI function's IIO stack, mapped
-  // once at start-up (a device added later is not mapped until restart).
-  void OpenIio(const host::Snapshot& snap) {
-    const std::vector<perf::IioStack> stacks = perf::ListIioStacks(sysfs_);
-    std::vector<perf::RdmaFunction> functions;
-    for (const auto& d : snap.devices) {
-      if (!d->pci_address.empty()) {
-        functions.push_back({d->name, d->pci_address, d->pci_root_bus});
-      }
-    }
-    const auto uses = perf::MapFunctions(stacks, functions);
-    if (uses.empty()) {
-      LogEvent(spdlog::level::info, "perf",
-               "no RDMA PCI function on a mapped IIO stack "
-               "(uncore_iio_*/die*): no rnic_pcie_iio_* series",
-               {{"stacks", std::to_string(stacks.size())},
-                {"functions", std::to_string(functions.size())}});
-      return;
-    }
-    for (const perf::StackUse& u : uses) {
-      const std::string& reporter = u.functions.front().device;
-      for (const perf::RdmaFunction& f : u.functions) {
-        iio_info_.push_back(
-            LabelSet::Make({{"device", f.device},
-                            {"pci", f.pci},
-                            {"root_bus", f.root_bus},
-                            {"pmu", u.stack.pmu()},
-                            {"die", std::to_string(u.stack.die)},
-                            {"reported_as", reporter}}));
-      }
-      OpenStack(u.stack, reporter);
-    }
-  }
-
-  void OpenStack(const perf::IioStack& stack, const std::string& reporter) {
-    const std::string pmu_name = stack.free_running_pmu();
-    auto fail = [&](const std::string& why) {
-      LogEvent(spdlog::level::warn, "perf",
-               "IIO bandwidth unavailable: no rnic_pcie_iio_bytes_total",
-               {{"pmu", pmu_name}, {"device", reporter}, {"err", why}});
-    };
-    auto pmu = LoadPmu(sysfs_, pmu_name);
-    if (!pmu.ok()) return fail(pmu.error().message);
-    auto events = perf::BandwidthEvents(*pmu);
-    if (!events.ok()) return fail(events.error().message);
-    if (events->empty()) return fail("no bw_in_port*/bw_out_port* events");
-    // The PMU's cpumask lists one CPU per die; the stack's die picks it.
-    const int cpu = static_cast<std::size_t>(stack.die) < pmu->cpus.size()
-                        ? pmu->cpus[stack.die]
-                        : (pmu->cpus.empty() ? 0 : pmu->cpus.front());
-    IioOpen open;
-    for (const perf::BandwidthEvent& ev : *events) {
-      auto enc = EncodeEvent(*pmu, ev.name);
-      if (!enc.ok()) return fail(ev.name + ": " + enc.error().message);
-      auto ctr = PerfCounter::Open(pmu->type, *enc, cpu);
-      if (!ctr.ok()) return fail(ev.name + ": " + ctr.error().message);
-      open.counters.push_back(IioOpen::Counter{
-          std::move(ctr).value(), ev.bytes_per_count, ev.direction == "in"});
-    }
-    open.in_labels =
-        LabelSet::Make({{"device", reporter}, {"direction", "in"}});
-    open.out_labels =
-        LabelSet::Make({{"device", reporter}, {"direction", "out"}});
-    open.key = "iio/" + pmu_name + "/" + std::to_string(stack.die);
-    iio_.push_back(std::move(open));
-  }
-
-  void CollectIio(MetricSet& out) {
-    for (const auto& labels : iio_info_) {
-      out.Add(perf::families::kIioStackInfo, labels, 1);
-    }
-    for (const IioOpen& s : iio_) {
-      double in = 0, out_bytes = 0;
-      bool ok = true;
-      for (const IioOpen::Counter& c : s.counters) {
-        auto v = c.counter.Read();
-        if (!v.ok()) {
-          log_.Log(spdlog::level::warn, s.key, "IIO bandwidth read failed",
-                   v.error());
-          ok = false;
-          break;
-        }
-        (c.in ? in : out_bytes) += *v * c.bytes_per_count;
-      }
-      if (!ok) continue;
-      log_.Clear(s.key);
-      out.Add(perf::families::kIioBytes, s.in_labels, in);
-      out.Add(perf::families::kIioBytes, s.out_labels, out_bytes);
-    }
-  }
-
   std::string sysfs_;
   std::vector<EventConfig> configs_;
-  std::vector<IioOpen> iio_;
-  std::vector<LabelSetPtr> iio_info_;
+  std::shared_ptr<host::HostModel> host_;
+  bool own_host_ = false;
   std::vector<OpenEvent> open_;
   std::map<std::pair<std::string, std::string>, std::string> failed_;
   LogOnce log_{"perf"};
+  std::optional<perf::IioBandwidth> iio_;  // after log_, which it uses
 };
 
 }  // namespace
@@ -330,12 +239,13 @@ CollectorSpec MakePerfCollectorSpec() {
       LogEvent(spdlog::level::warn, "perf",
                "no events configured (perf.events in --config.file)", {});
     }
-    auto host = args.shared && args.shared->host
+    const bool shared = args.shared && args.shared->host;
+    auto host = shared
                     ? args.shared->host
                     : std::make_shared<host::HostModel>(
                           host::HostModel::Options{args.paths.sysfs, nullptr});
     return std::unique_ptr<Collector>(std::make_unique<PerfCollector>(
-        args.paths.sysfs, std::move(cfg).value(), std::move(host),
+        args.paths.sysfs, std::move(cfg).value(), std::move(host), !shared,
         args.Bool("iio")));
   };
   return s;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "collectors/common/result.h"
 #include "collectors/perf/pmu_catalog.h"
@@ -15,6 +16,9 @@ class PerfCounter {
   [[nodiscard]] static Result<PerfCounter> Open(std::uint32_t type,
                                                 const EncodedEvent& ev,
                                                 int cpu);
+  // Owns `fd`, an open counter that reads as perf_event_open's do (value,
+  // time enabled, time running). For a fake of the syscall in tests.
+  [[nodiscard]] static PerfCounter Adopt(int fd) { return PerfCounter(fd); }
   PerfCounter(PerfCounter&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
   PerfCounter& operator=(PerfCounter&& o) noexcept;
   PerfCounter(const PerfCounter&) = delete;
@@ -28,5 +32,10 @@ class PerfCounter {
   explicit PerfCounter(int fd) : fd_(fd) {}
   int fd_ = -1;
 };
+
+// The perf_event_open boundary: PerfCounter::Open, or a fake of the syscall
+// where uncore PMUs do not exist (unit tests).
+using PerfOpener = std::function<Result<PerfCounter>(
+    std::uint32_t type, const EncodedEvent& ev, int cpu)>;
 
 }  // namespace rnic
