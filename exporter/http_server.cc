@@ -25,6 +25,11 @@ std::size_t RequestHeadBytes(const mg_request_info* ri) {
   return n;
 }
 
+// Access is decided in HandleRequest (basic_auth_users of --web.config.file).
+// Without an authorization handler CivetWeb looks for a .htpasswd file in
+// the (unset) document root on every request: a stat() per scrape.
+int AllowAll(mg_connection* /*conn*/, void* /*cbdata*/) { return 1; }
+
 int HandleRequest(mg_connection* conn, void* cbdata) {
   auto* server = static_cast<HttpServer*>(cbdata);
   const mg_request_info* ri = mg_get_request_info(conn);
@@ -208,6 +213,7 @@ Result<std::vector<std::string>> HttpServer::Start(
     return Error{"cannot listen on " + ports + ": " + errbuf};
   }
   mg_set_request_handler(ctx_, "/", HandleRequest, this);
+  mg_set_auth_handler(ctx_, "/", AllowAll, nullptr);
   std::vector<std::string> bound;
   mg_server_port sp[16];
   int n = mg_get_server_ports(ctx_, 16, sp);

@@ -110,8 +110,10 @@ HttpResponse WebHandler::Metrics(const HttpRequest& req) {
   const ExpositionFormat format = NegotiateFormat(req.accept);
   r.content_type = std::string(ContentType(format));
   std::string body;
-  body.reserve(64 * 1024);
+  body.reserve(body_hint_.load(std::memory_order_relaxed));
   Serialize(set, format, body);
+  body_hint_.store(body.size() + body.size() / 8 + 256,
+                   std::memory_order_relaxed);
   if (AcceptsGzip(req.accept_encoding)) {
     auto z = GzipCompress(body);
     if (z.ok()) {

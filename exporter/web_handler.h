@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -61,6 +62,10 @@ class WebHandler {
   BasicAuth* auth_;
   const std::vector<std::pair<std::string, std::string>> extra_headers_;
   std::atomic<int> in_flight_{0};
+  // The last exposition's size: the next one is reserved at about that size,
+  // so a large one is not copied as it grows and a small one is not given
+  // an mmap'ed 64 KiB.
+  std::atomic<std::size_t> body_hint_{16 * 1024};
   std::shared_ptr<const EndpointTable> endpoints_;
 };
 

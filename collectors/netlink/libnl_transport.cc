@@ -6,7 +6,9 @@
 #include <netlink/socket.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <string>
@@ -58,12 +60,25 @@ std::string ProtocolName(int protocol) {
   }
 }
 
+// The kernel's NLMSG_GOODSIZE: a page (at most 8 KiB) less skb_shared_info,
+// 320 bytes on x86-64 and arm64 kernels with the default MAX_SKB_FRAGS.
+// Guessed low, a larger datagram grows the buffer (Receive); guessed high,
+// dump datagrams come in a larger allocation, nothing else.
+std::size_t NlmsgGoodSize() {
+  const long page = sysconf(_SC_PAGESIZE);
+  const std::size_t p =
+      page > 0 ? std::min<std::size_t>(static_cast<std::size_t>(page), 8192)
+               : 4096;
+  return p - 320;
+}
+
 }  // namespace
 
 static_assert(kNetlinkRdmaProtocol == kNetlinkRdma);
 
 Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
-    int protocol, std::chrono::milliseconds recv_timeout) {
+    int protocol, std::chrono::milliseconds recv_timeout,
+    std::size_t read_buffer) {
   nl_sock* sock = nl_socket_alloc();
   if (sock == nullptr) return Error{"nl_socket_alloc", ENOMEM};
   errno = 0;
@@ -85,13 +100,26 @@ Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
   tv.tv_usec = (recv_timeout.count() % 1000) * 1000;
   (void)setsockopt(nl_socket_get_fd(sock), SOL_SOCKET, SO_RCVTIMEO, &tv,
                    sizeof(tv));
-  return std::unique_ptr<LibnlTransport>(new LibnlTransport(sock));
+  return std::unique_ptr<LibnlTransport>(new LibnlTransport(
+      sock, read_buffer != 0 ? read_buffer : NlmsgGoodSize()));
 }
 
 LibnlTransport::~LibnlTransport() { nl_socket_free(sock_); }
 
 Status LibnlTransport::Exchange(const Request& req,
                                 const MessageCallback& on_msg) {
+  // A datagram larger than the read buffer is lost when read; if it was the
+  // answer's first, the request is sent once more with the buffer grown.
+  for (int attempt = 0;; ++attempt) {
+    bool lost_first = false;
+    Status st = ExchangeOnce(req, on_msg, &lost_first);
+    if (!lost_first || attempt > 0) return st;
+  }
+}
+
+Status LibnlTransport::ExchangeOnce(const Request& req,
+                                    const MessageCallback& on_msg,
+                                    bool* lost_first) {
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
   const int flags = NLM_F_REQUEST | (req.dump           ? NLM_F_DUMP
@@ -136,9 +164,20 @@ Status LibnlTransport::Exchange(const Request& req,
   }
   const MessageCallback& cb = req.single_reply ? counting : on_msg;
   bool finished = false;
+  bool first = true;
   while (!finished) {
     const long n = Receive();
+    if (n == -EMSGSIZE) {
+      // Whatever else the kernel queued for this request is read and
+      // dropped; everything it sends is queued by the time recv() returns
+      // (a dump's next part is made inside recv), so this never waits.
+      DrainQueued();
+      *lost_first = first;
+      return Error{"recv " + req.Key() + ": datagram larger than the buffer",
+                   EMSGSIZE};
+    }
     if (n < 0) return Error{"recv " + req.Key(), static_cast<int>(-n)};
+    first = false;
     std::span<const std::uint8_t> bytes(buf_.data(),
                                         static_cast<std::size_t>(n));
     if (tap_) tap_(req, bytes);
@@ -158,40 +197,46 @@ Status LibnlTransport::Exchange(const Request& req,
   return Status::Ok();
 }
 
-long LibnlTransport::Receive() {
-  // Peek at the next datagram's length, then read exactly that much. The
-  // kernel remembers the largest length a socket ever read with
-  // (netlink_recvmsg: max_recvmsg_len, up to 32 KiB) and allocates every
-  // later dump datagram that large: fresh pages, zeroed, even for a 20-byte
-  // NLMSG_DONE. Reading with one big buffer made that a quarter of a scrape
-  // on 16 rxe ports; a zero-length peek costs a syscall and no copy.
+long LibnlTransport::Receive(int flags) {
+  // One recv per datagram, into a buffer of NLMSG_GOODSIZE: the kernel
+  // remembers the largest buffer a socket ever read with (netlink_recvmsg:
+  // max_recvmsg_len, up to 32 KiB) and allocates every later dump datagram
+  // that large: fresh pages, zeroed, even for a 20-byte NLMSG_DONE (a
+  // quarter of a scrape on 16 rxe ports when reading with 32 KiB). RDMA
+  // netlink's answers fit NLMSG_GOODSIZE; a larger datagram (generic
+  // netlink, another kernel's skb_shared_info) is reported by MSG_TRUNC,
+  // and the buffer grows.
   const int fd = nl_socket_get_fd(sock_);
-  auto fail = [](int err) -> long {
-    return -(err == EAGAIN || err == EWOULDBLOCK ? ETIMEDOUT : err);
-  };
-  ssize_t size = 0;
-  do {
-    size = ::recv(fd, buf_.data(), 0, MSG_PEEK | MSG_TRUNC);
-  } while (size < 0 && errno == EINTR);
-  if (size < 0) return fail(errno);
-  if (size == 0) return -ECONNRESET;
-  if (static_cast<std::size_t>(size) > buf_.size()) {
-    buf_.resize(static_cast<std::size_t>(size));
-  }
-  iovec iov{buf_.data(), static_cast<std::size_t>(size)};
+  iovec iov{buf_.data(), buf_.size()};
   sockaddr_nl peer{};
   msghdr mh{};
-  mh.msg_name = &peer;
-  mh.msg_namelen = sizeof(peer);
-  mh.msg_iov = &iov;
-  mh.msg_iovlen = 1;
   for (;;) {
-    const ssize_t n = ::recvmsg(fd, &mh, 0);
+    mh.msg_name = &peer;
+    mh.msg_namelen = sizeof(peer);
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    const ssize_t n = ::recvmsg(fd, &mh, MSG_TRUNC | flags);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail(errno);
-    if (mh.msg_flags & MSG_TRUNC) return -EMSGSIZE;  // cannot happen
+    if (n < 0) {
+      return -(errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno);
+    }
     if (n == 0) return -ECONNRESET;
+    // Only the kernel answers: a datagram another process sent to this
+    // socket's port is not an answer.
+    if (peer.nl_pid != 0) continue;
+    if (static_cast<std::size_t>(n) > buf_.size()) {
+      // Twice the lost one: the kernel then fills dump datagrams up to this
+      // size (max_recvmsg_len), and the one lost was one message short of
+      // full at most.
+      buf_.resize(2 * static_cast<std::size_t>(n));
+      return -EMSGSIZE;
+    }
     return n;
+  }
+}
+
+void LibnlTransport::DrainQueued() {
+  while (Receive(MSG_DONTWAIT) != -ETIMEDOUT) {
   }
 }
 

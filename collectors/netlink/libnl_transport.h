@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,8 +34,10 @@ class LibnlTransport final : public NetlinkTransport {
     return Open(kNetlinkRdmaProtocol, recv_timeout);
   }
   // Opens a socket of netlink protocol `protocol` (NETLINK_GENERIC, ...).
+  // `read_buffer` 0: the kernel's NLMSG_GOODSIZE (tests pass a smaller one).
   [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
-      int protocol, std::chrono::milliseconds recv_timeout);
+      int protocol, std::chrono::milliseconds recv_timeout,
+      std::size_t read_buffer = 0);
   ~LibnlTransport() override;
   LibnlTransport(const LibnlTransport&) = delete;
   LibnlTransport& operator=(const LibnlTransport&) = delete;
@@ -44,15 +47,22 @@ class LibnlTransport final : public NetlinkTransport {
   void SetTap(Tap tap) { tap_ = std::move(tap); }
 
  private:
-  explicit LibnlTransport(nl_sock* sock) : sock_(sock) {}
+  LibnlTransport(nl_sock* sock, std::size_t read_buffer)
+      : sock_(sock), buf_(read_buffer) {}
+  [[nodiscard]] Status ExchangeOnce(const Request& req,
+                                    const MessageCallback& on_msg,
+                                    bool* lost_first);
   void DrainUntilEnd(std::uint32_t seq);
+  // Reads and drops every datagram queued now.
+  void DrainQueued();
   // One datagram into buf_: its length, or -errno (ETIMEDOUT on the receive
-  // timeout).
-  long Receive();
+  // timeout or, with MSG_DONTWAIT, an empty queue; EMSGSIZE when it was
+  // larger than buf_, which then grows: the datagram is lost).
+  long Receive(int flags = 0);
   nl_sock* sock_;
   Tap tap_;
-  // Sized to the largest datagram seen; Receive() reads exactly one.
-  std::vector<std::uint8_t> buf_ = std::vector<std::uint8_t>(8 * 1024);
+  // NLMSG_GOODSIZE, or the largest datagram seen if that was larger.
+  std::vector<std::uint8_t> buf_;
 };
 
 }  // namespace rnic::nl
