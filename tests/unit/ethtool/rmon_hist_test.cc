@@ -232,6 +232,22 @@ TEST(RmonHist, CollectorDropsMalformedBucketsWithOneLogLine) {
       << text;
 }
 
+TEST(RmonHist, ABucketNamedTwiceIsExportedOnce) {
+  CapturedLog log;
+  const auto bytes = RmonReply([](nl::AttrWriter& w) {
+    Bucket(w, ETHTOOL_A_STATS_GRP_HIST_RX, 0, 64, 10);
+    Bucket(w, ETHTOOL_A_STATS_GRP_HIST_RX, 0, 64, 11);
+    Bucket(w, ETHTOOL_A_STATS_GRP_HIST_TX, 0, 64, 12);  // other direction
+  });
+  const Series want = {
+      {Key("rx", "0", "64"), 10},
+      {Key("tx", "0", "64"), 12},
+      {"rnic_ethtool_rmon_undersize_pkts_total{" + kPort + "}", 4}};
+  EXPECT_EQ(Collect(&bytes), want);
+  EXPECT_NE(log.Take().find("malformed rmon histogram buckets"),
+            std::string::npos);
+}
+
 TEST(RmonHist, Mlx5FixtureHasTheRxHistogramOnly) {
   // tests/fixtures/ethtool/replay: mlx5e_rmon_ranges, RX only.
   const Series got = Collect(nullptr);
