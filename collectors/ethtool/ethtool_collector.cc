@@ -1,9 +1,11 @@
 #include "collectors/ethtool/ethtool_collector.h"
 
+#include <linux/ethtool_netlink.h>
 #include <linux/netlink.h>
 #include <spdlog/common.h>
 
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "collectors/collector.h"
@@ -147,18 +149,51 @@ void EthtoolCollector::CollectStats(const std::string& netdev,
     return;
   }
   log_.Clear(key);
-  if (stats->empty()) {
+  if (stats->stats.empty() && stats->hist.empty() && stats->bad_buckets == 0) {
     // The driver fills no standard group (dummy, virtio-net): asked again
     // when what is unsupported is (the model changes, or 5 minutes pass).
     MarkUnsupported(key);
     return;
   }
-  for (const StdStat& s : *stats) {
+  for (const StdStat& s : stats->stats) {
     // The kernel leaves counters the driver does not fill out of the reply.
     if (const FamilyDesc* fam = StatFamily(s.group, s.id)) {
       out.Add(*fam, labels, static_cast<double>(s.value));
     }
   }
+  EmitHistogram(netdev, *stats, labels, out);
+}
+
+void EthtoolCollector::EmitHistogram(const std::string& netdev,
+                                     const StatsReply& reply,
+                                     const LabelSetPtr& labels,
+                                     MetricSet& out) {
+  std::size_t bad = reply.bad_buckets;
+  // A bucket named twice (a malformed reply) would be a duplicate series:
+  // the first one is kept.
+  std::set<std::tuple<bool, std::uint32_t, std::uint32_t>> seen;
+  for (const HistBucket& b : reply.hist) {
+    if (b.group != ETHTOOL_STATS_RMON ||
+        !seen.emplace(b.tx, b.low, b.high).second) {
+      ++bad;
+      continue;
+    }
+    out.Add(f::kRmonFrameSize,
+            labels->With({{"direction", b.tx ? "tx" : "rx"},
+                          {"low", std::to_string(b.low)},
+                          {"high", b.high == 0 ? std::string("+Inf")
+                                               : std::to_string(b.high)}}),
+            static_cast<double>(b.value));
+  }
+  const std::string key = "hist/" + netdev;
+  if (bad == 0) {
+    log_.Clear(key);
+    return;
+  }
+  log_.Log(spdlog::level::warn, key,
+           "malformed rmon histogram buckets left out of "
+           "rnic_ethtool_rmon_frame_size_packets_total",
+           Error{std::to_string(bad) + " bucket(s)", EBADMSG});
 }
 
 void EthtoolCollector::EmitOptics(const optics::Reading& r,
@@ -305,6 +340,7 @@ CollectorSpec MakeEthtoolCollectorSpec() {
                    &f::kFecLaneCorrected,
                    &f::kFecLaneUncorrectable,
                    &f::kStdStat,
+                   &f::kRmonFrameSize,
                    &f::kOpticInfo,
                    &f::kOpticTemperature,
                    &f::kOpticVoltage,

@@ -53,6 +53,8 @@ class EthtoolCollector final : public Collector {
                   MetricSet& out);
   void CollectStats(const std::string& netdev, const LabelSetPtr& labels,
                     MetricSet& out);
+  void EmitHistogram(const std::string& netdev, const StatsReply& reply,
+                     const LabelSetPtr& labels, MetricSet& out);
   void EmitOptics(const optics::Reading& r, const LabelSetPtr& labels,
                   MetricSet& out);
   const FamilyDesc* StatFamily(std::uint32_t group, std::uint32_t id);

@@ -44,6 +44,18 @@ inline constexpr FamilyDesc kStdStat{
     "rnic_ethtool_eth_phy_symbol_error_during_carrier_total; the HELP names "
     "the attribute (`ethtool -S <netdev> --all-groups`)."};
 
+// The rmon group's frame-size histograms (ETHTOOL_A_STATS_GRP_HIST_RX/_TX),
+// one series per bucket the driver defines.
+inline constexpr FamilyDesc kRmonFrameSize{
+    "rnic_ethtool_rmon_frame_size_packets_total", MetricType::Counter,
+    "device,port,netdev,direction,low,high",
+    "Frames received (direction rx, RFC 2819 etherStatsPkts<low>to<high>"
+    "Octets) or transmitted (tx) whose length in octets lies in [low, high], "
+    "both inclusive; high is \"+Inf\" for the driver's open-ended last "
+    "bucket. Buckets are the driver's own (ethtool -S <netdev> --groups "
+    "rmon); they do not overlap, so a sum over low and high is all frames "
+    "the histogram counts."};
+
 // Module diagnostics (ETHTOOL_MSG_MODULE_EEPROM_GET, SFF-8636 / CMIS /
 // SFF-8472),
 // read in the background at most once per --collector.ethtool.optics-interval.

@@ -54,6 +54,16 @@ constexpr auto kStatsGrpPolicy = [] {
   return p;
 }();
 
+// Inside one ETHTOOL_A_STATS_GRP_HIST_RX/_TX nest (the attribute numbers
+// continue the _A_STATS_GRP_* enum; _GRP_PAD is nla_put_u64_64bit's pad).
+constexpr auto kHistPolicy = [] {
+  Policy<ETHTOOL_A_STATS_GRP_HIST_VAL + 1> p{};
+  p[ETHTOOL_A_STATS_GRP_HIST_BKT_LOW] = AttrKind::kU32;
+  p[ETHTOOL_A_STATS_GRP_HIST_BKT_HI] = AttrKind::kU32;
+  p[ETHTOOL_A_STATS_GRP_HIST_VAL] = AttrKind::kU64;
+  return p;
+}();
+
 constexpr auto kEepromPolicy = [] {
   Policy<ETHTOOL_A_MODULE_EEPROM_DATA + 1> p{};
   p[ETHTOOL_A_MODULE_EEPROM_DATA] = AttrKind::kBinary;
@@ -297,7 +307,28 @@ Result<FecInfo> ParseFecReply(const nlmsghdr& msg) {
   return info;
 }
 
-Status ParseStatsReply(const nlmsghdr& msg, std::vector<StdStat>& out) {
+namespace {
+
+// One histogram nest: a bucket, or nothing when it is malformed (the kernel
+// always puts both bounds and the value; both bounds 0 ends its range table,
+// so never reaches the reply).
+std::optional<HistBucket> ParseHistBucket(std::uint32_t group, bool tx,
+                                          AttrView nest) {
+  nl::Attrs h(kHistPolicy);
+  if (!h.ParseNested(nest).ok()) return std::nullopt;
+  auto low = h.U32(ETHTOOL_A_STATS_GRP_HIST_BKT_LOW);
+  auto high = h.U32(ETHTOOL_A_STATS_GRP_HIST_BKT_HI);
+  auto val = h.U64(ETHTOOL_A_STATS_GRP_HIST_VAL);
+  if (!low || !high || !val) return std::nullopt;
+  if ((*low == 0 && *high == 0) || (*high != 0 && *low > *high)) {
+    return std::nullopt;
+  }
+  return HistBucket{group, tx, *low, *high, *val};
+}
+
+}  // namespace
+
+Status ParseStatsReply(const nlmsghdr& msg, StatsReply& out) {
   auto payload = GenlPayload(msg, ETHTOOL_MSG_STATS_GET_REPLY);
   if (!payload) return payload.error();
   // ETHTOOL_A_STATS_GRP repeats (one per group): walked, not table-parsed.
@@ -308,19 +339,31 @@ Status ParseStatsReply(const nlmsghdr& msg, std::vector<StdStat>& out) {
         if (Status st = g.ParseNested(grp); !st.ok()) return st;
         auto id = g.U32(ETHTOOL_A_STATS_GRP_ID);
         if (!id) return Error{"ethtool: stats group without id", EBADMSG};
-        // Each ETHTOOL_A_STATS_GRP_STAT nest holds one u64 whose attribute
-        // number is the statistic's id. (RMON histograms are not read.)
         return nl::ForEachNested(
-            grp, [&](std::uint16_t t, AttrView stat) -> Status {
+            grp, [&](std::uint16_t t, AttrView nest) -> Status {
+              // _HIST_RX / _HIST_TX repeat, one nest per bucket (rmon).
+              if (t == ETHTOOL_A_STATS_GRP_HIST_RX ||
+                  t == ETHTOOL_A_STATS_GRP_HIST_TX) {
+                auto b = ParseHistBucket(*id, t == ETHTOOL_A_STATS_GRP_HIST_TX,
+                                         nest);
+                if (b) {
+                  out.hist.push_back(*b);
+                } else {
+                  ++out.bad_buckets;
+                }
+                return Status::Ok();
+              }
               if (t != ETHTOOL_A_STATS_GRP_STAT) return Status::Ok();
+              // Each ETHTOOL_A_STATS_GRP_STAT nest holds one u64 whose
+              // attribute number is the statistic's id.
               return nl::ForEachNested(
-                  stat, [&](std::uint16_t sid, AttrView v) -> Status {
+                  nest, [&](std::uint16_t sid, AttrView v) -> Status {
                     if (v.len != sizeof(std::uint64_t)) {
                       return Error{"ethtool: statistic is not a u64", EBADMSG};
                     }
                     StdStat s{*id, sid, 0};
                     std::memcpy(&s.value, v.data, sizeof(s.value));
-                    out.push_back(s);
+                    out.stats.push_back(s);
                     return Status::Ok();
                   });
             });
@@ -367,8 +410,8 @@ Result<FecInfo> EthtoolNetlink::Fec(std::string_view netdev) {
   return std::move(*info);
 }
 
-Result<std::vector<StdStat>> EthtoolNetlink::Stats(std::string_view netdev) {
-  std::vector<StdStat> out;
+Result<StatsReply> EthtoolNetlink::Stats(std::string_view netdev) {
+  StatsReply out;
   Status st = transport_->Exchange(
       StatsRequest(family_, netdev),
       [&](const nlmsghdr& msg) { return ParseStatsReply(msg, out); });

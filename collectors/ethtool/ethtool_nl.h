@@ -43,6 +43,27 @@ struct StdStat {
   std::uint64_t value = 0;
 };
 
+// One bucket of a frame-size histogram (ETHTOOL_A_STATS_GRP_HIST_RX/_TX in
+// the rmon group; net/ethtool/stats.c stats_put_rmon_hist). Bounds in octets,
+// both inclusive; high == 0 is an open-ended last bucket ("1519 to max", as
+// ethtool(8) prints it).
+struct HistBucket {
+  std::uint32_t group = 0;  // ETHTOOL_STATS_RMON
+  bool tx = false;          // false: _HIST_RX, true: _HIST_TX
+  std::uint32_t low = 0;
+  std::uint32_t high = 0;  // 0: no upper bound
+  std::uint64_t value = 0;
+};
+
+// What one ETHTOOL_MSG_STATS_GET reply holds.
+struct StatsReply {
+  std::vector<StdStat> stats;
+  std::vector<HistBucket> hist;
+  // Histogram nests left out as malformed (a bound or the value missing or
+  // truncated, low above high, both bounds 0): they cost only their bucket.
+  std::size_t bad_buckets = 0;
+};
+
 // The standard statistics groups asked for (those this exporter names).
 inline constexpr std::uint32_t kStdGroupCount = 4;  // phy, mac, ctrl, rmon
 // "eth_phy", "eth_mac", "eth_ctrl", "rmon"; "" for a group we do not know.
@@ -82,9 +103,8 @@ struct EepromWindow {
 // Reply parsers: one reply message each. Malformed input is an error.
 [[nodiscard]] Result<std::uint16_t> ParseFamilyReply(const nlmsghdr& msg);
 [[nodiscard]] Result<FecInfo> ParseFecReply(const nlmsghdr& msg);
-// Appends the counters of one reply to `out`.
-[[nodiscard]] Status ParseStatsReply(const nlmsghdr& msg,
-                                     std::vector<StdStat>& out);
+// Appends the counters and histogram buckets of one reply to `out`.
+[[nodiscard]] Status ParseStatsReply(const nlmsghdr& msg, StatsReply& out);
 [[nodiscard]] Result<std::vector<std::uint8_t>> ParseEepromReply(
     const nlmsghdr& msg);
 
@@ -97,7 +117,7 @@ class EthtoolNetlink {
   [[nodiscard]] static Result<EthtoolNetlink> Open(nl::NetlinkTransport& t);
 
   [[nodiscard]] Result<FecInfo> Fec(std::string_view netdev);
-  [[nodiscard]] Result<std::vector<StdStat>> Stats(std::string_view netdev);
+  [[nodiscard]] Result<StatsReply> Stats(std::string_view netdev);
   [[nodiscard]] Result<std::vector<std::uint8_t>> ReadEeprom(
       std::string_view netdev, const EepromWindow& w);
   [[nodiscard]] std::uint16_t family() const { return family_; }

@@ -123,6 +123,20 @@ bool CmisFlat(std::span<const std::uint8_t> lower) {
   return (lower[2] & 0x80) != 0;
 }
 
+// Page 01h byte 142 bits 1-0 (CMIS 5.2 Table 8-41, BanksSupported, for
+// pages 10h-2Fh): 00b bank 0 (8 lanes), 01b banks 0-1 (16), 10b banks 0-3
+// (32); 11b is reserved and read as bank 0 only.
+int CmisBanks(const Page& p01) {
+  switch (p01[142 - 128] & 0x03) {
+    case 0x01:
+      return 2;
+    case 0x02:
+      return 4;
+    default:
+      return 1;
+  }
+}
+
 Result<Diagnostics> DecodeSff8636(const ModulePages& p) {
   // Byte 2 bit 0 (Table 6-2): Data_Not_Ready, monitors not valid yet (a
   // module just plugged or reset). The next round reads it again.
@@ -217,31 +231,50 @@ Result<Diagnostics> DecodeCmis(const ModulePages& p) {
   d.thresholds = Diagnostics::AllThresholds{
       Quad(t, 128, TempAt), Quad(t, 136, VoltAt), Quad(t, 184, bias),
       Quad(t, 176, WattAt), Quad(t, 192, WattAt)};
-  // Media lane count of the first application (byte 88 bits 3-0, Table
-  // 8-22); 8 lanes when it does not say.
-  int lanes = p.lower[88] & 0x0f;
-  if (lanes < 1 || lanes > 8) lanes = 8;
-  const View l11{p.lower, p11};
-  auto lane_flags = [&](int first, int lane) {
-    const int bit = 1 << lane;
-    return Flags{(l11[first] & bit) != 0, (l11[first + 1] & bit) != 0,
-                 (l11[first + 2] & bit) != 0, (l11[first + 3] & bit) != 0};
-  };
-  for (int lane = 0; lane < lanes; ++lane) {
-    Lane l;
-    // Page 11h, Table 8-78..8-80: TX power 154-169, TX bias 170-185, RX
-    // power 186-201, two bytes per lane.
-    if (adv & 0x02) l.tx_power_watts = l11.Word(154 + 2 * lane) * kWatt;
-    if (adv & 0x01) {
-      l.tx_bias_amperes = l11.Word(170 + 2 * lane) * kAmpere * bias_mul;
+  // Appends the `lanes` first lanes of one bank's page 11h.
+  auto add_lanes = [&](const Page* page11, int lanes) {
+    const View l11{p.lower, page11};
+    auto lane_flags = [&](int first, int lane) {
+      const int bit = 1 << lane;
+      return Flags{(l11[first] & bit) != 0, (l11[first + 1] & bit) != 0,
+                   (l11[first + 2] & bit) != 0, (l11[first + 3] & bit) != 0};
+    };
+    for (int lane = 0; lane < lanes; ++lane) {
+      Lane l;
+      // Page 11h, Table 8-78..8-80: TX power 154-169, TX bias 170-185, RX
+      // power 186-201, two bytes per lane.
+      if (adv & 0x02) l.tx_power_watts = l11.Word(154 + 2 * lane) * kWatt;
+      if (adv & 0x01) {
+        l.tx_bias_amperes = l11.Word(170 + 2 * lane) * kAmpere * bias_mul;
+      }
+      if (adv & 0x04) l.rx_power_watts = l11.Word(186 + 2 * lane) * kWatt;
+      // Page 11h, Table 8-77: lane flag bitmaps, TX power HA/LA/HW/LW at
+      // 139-142, TX bias 143-146, RX power 149-152.
+      l.tx_power_flags = lane_flags(139, lane);
+      l.tx_bias_flags = lane_flags(143, lane);
+      l.rx_power_flags = lane_flags(149, lane);
+      d.lanes.push_back(l);
     }
-    if (adv & 0x04) l.rx_power_watts = l11.Word(186 + 2 * lane) * kWatt;
-    // Page 11h, Table 8-77: lane flag bitmaps, TX power HA/LA/HW/LW at
-    // 139-142, TX bias 143-146, RX power 149-152.
-    l.tx_power_flags = lane_flags(139, lane);
-    l.tx_bias_flags = lane_flags(143, lane);
-    l.rx_power_flags = lane_flags(149, lane);
-    d.lanes.push_back(l);
+  };
+  const int banks = CmisBanks(*p01);
+  if (banks == 1) {
+    // Media lane count of the first application (byte 88 bits 3-0, Table
+    // 8-22); 8 lanes when it does not say.
+    int lanes = p.lower[88] & 0x0f;
+    if (lanes < 1 || lanes > 8) lanes = 8;
+    add_lanes(p11, lanes);
+    return d;
+  }
+  // More than 8 lanes: each bank's page 11h holds 8 (bank 1 lanes 9-16,
+  // bank 2 17-24, bank 3 25-32). The 4-bit lane count of byte 88 cannot
+  // say more than 8, so every lane of every bank read is exported. A bank
+  // the poller could not read ends the lanes there, so lane numbers stay
+  // true.
+  add_lanes(p11, 8);
+  for (int bank = 1; bank < banks; ++bank) {
+    const Page* bp = Find(p, static_cast<std::uint8_t>(bank), 0x11);
+    if (bp == nullptr) break;
+    add_lanes(bp, 8);
   }
   return d;
 }
@@ -469,6 +502,17 @@ std::vector<PageId> PagesToRead(Spec spec,
     pages.push_back({0, 0x11});
   }
   return pages;
+}
+
+std::vector<PageId> BankPagesToRead(Spec spec, const ModulePages& pages) {
+  if (spec != Spec::kCmis || CmisFlat(pages.lower)) return {};
+  const Page* p01 = Find(pages, 0, 0x01);
+  if (p01 == nullptr) return {};
+  std::vector<PageId> out;
+  for (int bank = 1; bank < CmisBanks(*p01); ++bank) {
+    out.push_back({static_cast<std::uint8_t>(bank), 0x11});
+  }
+  return out;
 }
 
 bool WantsA2h(Spec spec, std::span<const std::uint8_t> lower) {

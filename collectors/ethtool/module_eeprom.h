@@ -53,6 +53,13 @@ inline constexpr std::uint8_t kSff8472DiagAddress = 0x51;
 // memory; none for SFF-8472 (its A0h upper half holds nothing decoded).
 [[nodiscard]] std::vector<PageId> PagesToRead(
     Spec spec, std::span<const std::uint8_t> lower);
+// CMIS: the lane page 11h of each bank beyond 0 the module advertises (page
+// 01h byte 142, CMIS 5.2 Table 8-41: lanes 9-16 in bank 1, 17-24 in bank 2,
+// 25-32 in bank 3), once the pages PagesToRead() named are in `pages`.
+// Empty for other specs, flat memory, or a module with bank 0 only. Decode()
+// takes the banks in order and stops at the first one not read.
+[[nodiscard]] std::vector<PageId> BankPagesToRead(Spec spec,
+                                                  const ModulePages& pages);
 // SFF-8472: whether Decode() wants A2h bytes 0..127, i.e. the module says
 // it implements digital diagnostics (A0h byte 92 bit 6) and needs no
 // address change sequence to reach them (bit 2). False for other specs.

@@ -27,6 +27,15 @@ Result<Diagnostics> ReadModule(const EepromReadFn& read,
     }
     std::copy(upper->begin(), upper->end(), pages.upper[id].begin());
   }
+  // Lanes beyond 8 (CMIS banks 1-3). A bank the driver refuses (a kernel
+  // or driver without banked reads) costs its lanes and those after it,
+  // not the module's other series.
+  for (const PageId& id : BankPagesToRead(*spec, pages)) {
+    auto upper =
+        read(netdev, ethtool::EepromWindow{id.page, id.bank, 128, 128});
+    if (!upper || upper->size() != 128) break;
+    std::copy(upper->begin(), upper->end(), pages.upper[id].begin());
+  }
   // SFF-8472 diagnostics: A2h bytes 0..127 (128..255 hold user and vendor
   // EEPROM, nothing decoded), only when A0h says they exist (the kernel's
   // fallback for drivers without get_module_eeprom_by_page would answer A0h

@@ -30,8 +30,8 @@ namespace rnic::optics {
 using EepromReadFn = std::function<Result<std::vector<std::uint8_t>>(
     std::string_view netdev, const ethtool::EepromWindow&)>;
 
-// Reads the pages Decode() needs (lower page, then PagesToRead()) and
-// decodes them.
+// Reads the pages Decode() needs (lower page, then PagesToRead(), then a
+// CMIS module's further banks, BankPagesToRead()) and decodes them.
 [[nodiscard]] Result<Diagnostics> ReadModule(const EepromReadFn& read,
                                              std::string_view netdev);
 

@@ -38,11 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
             }
             break;
           case 2: {
-            std::vector<ethtool::StdStat> out;
+            ethtool::StatsReply out;
             (void)ethtool::ParseStatsReply(msg, out);
-            for (const auto& s : out) {
+            for (const auto& s : out.stats) {
               sink += ethtool::StdStatName(s.group, s.id).metric.size();
             }
+            for (const auto& b : out.hist) sink += b.low + b.high + b.tx;
+            sink += out.bad_buckets;
             break;
           }
           default:

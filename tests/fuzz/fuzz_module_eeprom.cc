@@ -1,5 +1,6 @@
 // Module EEPROM decoding (SFF-8636, CMIS, SFF-8472): the input is the lower
-// page (SFF-8472: A0h) followed by the upper pages PagesToRead() names, then
+// page (SFF-8472: A0h) followed by the upper pages PagesToRead() names, the
+// CMIS bank pages BankPagesToRead() then names, then
 // A2h when WantsA2h(), 128 bytes each, in that order (a short input leaves
 // the last pages missing, which Decode() must refuse cleanly). Seeds:
 // tests/fixtures/ethtool/eeprom/<module>/ laid end to end.
@@ -23,6 +24,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   auto spec = Identify(pages.lower);
   if (spec.ok()) {
     for (const PageId& id : PagesToRead(*spec, pages.lower)) {
+      if (size - off < 128) break;
+      std::copy(data + off, data + off + 128, pages.upper[id].begin());
+      off += 128;
+    }
+    for (const PageId& id : BankPagesToRead(*spec, pages)) {
       if (size - off < 128) break;
       std::copy(data + off, data + off + 128, pages.upper[id].begin());
       off += 128;

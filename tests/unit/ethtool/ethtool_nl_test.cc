@@ -60,9 +60,9 @@ TEST(EthtoolNl, StandardStatsKeepKnownGroupsAndIds) {
   ASSERT_TRUE(c.ok());
   auto stats = c->Stats(kNetdev);
   ASSERT_TRUE(stats.ok()) << stats.error().message;
-  ASSERT_EQ(stats->size(), 9u);
-  EXPECT_EQ((*stats)[0].group, 0u);
-  EXPECT_EQ((*stats)[0].value, 3u);
+  ASSERT_EQ(stats->stats.size(), 9u);
+  EXPECT_EQ(stats->stats[0].group, 0u);
+  EXPECT_EQ(stats->stats[0].value, 3u);
   EXPECT_EQ(StdStatName(0, 0).metric, "symbol_error_during_carrier");
   EXPECT_EQ(StdStatName(1, 4).ieee, "FrameCheckSequenceErrors");
   EXPECT_TRUE(StdStatName(9, 0).metric.empty());
@@ -194,7 +194,7 @@ TEST(EthtoolNl, MalformedRepliesAreErrors) {
   // A reply of another command is not taken for a FEC reply.
   auto s = FirstMessage(std::string("ETHTOOL_STATS_GET_") + kNetdev + ".bin");
   EXPECT_FALSE(ParseFecReply(Hdr(s)).ok());
-  std::vector<StdStat> out;
+  StatsReply out;
   EXPECT_TRUE(ParseStatsReply(Hdr(s), out).ok());
   EXPECT_FALSE(ParseEepromReply(Hdr(s)).ok());
 

@@ -26,7 +26,8 @@ inline std::string PageFile(const std::string& module,
   return kEthtoolFixtures + "/eeprom/" + module + "/" + name;
 }
 
-// The pages of a fixture module that PagesToRead() and WantsA2h() name.
+// The pages of a fixture module that PagesToRead(), BankPagesToRead() and
+// WantsA2h() name.
 inline optics::ModulePages LoadModule(const std::string& module) {
   optics::ModulePages p;
   const auto lower =
@@ -34,12 +35,14 @@ inline optics::ModulePages LoadModule(const std::string& module) {
   std::copy(lower.begin(), lower.end(), p.lower.begin());
   auto spec = optics::Identify(p.lower);
   if (!spec) return p;
-  for (const auto& id : optics::PagesToRead(*spec, p.lower)) {
+  auto load = [&](const optics::PageId& id) {
     const auto bytes = ReadBytes(PageFile(module, id));
     if (bytes.size() == 128) {
       std::copy(bytes.begin(), bytes.end(), p.upper[id].begin());
     }
-  }
+  };
+  for (const auto& id : optics::PagesToRead(*spec, p.lower)) load(id);
+  for (const auto& id : optics::BankPagesToRead(*spec, p)) load(id);
   if (optics::WantsA2h(*spec, p.lower)) {
     const auto a2h =
         ReadBytes(kEthtoolFixtures + "/eeprom/" + module + "/a2h.bin");
