@@ -46,8 +46,8 @@ std::vector<int> Indices(LibnlTransport& t, const Request& r, Status* st) {
 
 std::vector<int> KernelIndices() {
   std::vector<int> v;
-  if_nameindex* list = if_nameindex();
-  for (if_nameindex* p = list; p != nullptr && p->if_index != 0; ++p) {
+  struct if_nameindex* list = if_nameindex();
+  for (struct if_nameindex* p = list; p != nullptr && p->if_index != 0; ++p) {
     v.push_back(static_cast<int>(p->if_index));
   }
   if_freenameindex(list);
