@@ -13,6 +13,7 @@
 #include "tests/unit/common/captured_log.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 #include "tests/unit/family_check.h"
+#include "tests/unit/series_map.h"
 
 namespace rnic::ethtool {
 namespace {
@@ -46,23 +47,13 @@ optics::EepromReadFn ReplayEeprom() {
   };
 }
 
-using Series = std::map<std::string, double>;  // "name{k=v,...}" -> value
+using Series = rnic::testing::SeriesMap;  // "name{k=v,...}" -> value
 
 Series Scrape(Collector& c) {
   MetricSet out;
   EXPECT_TRUE(c.Collect(Forever(), out).ok());
   rnic::testing::ExpectDeclared(MakeEthtoolCollectorSpec(), out.families());
-  Series s;
-  for (const auto& f : out.families()) {
-    for (const auto& m : f.metric) {
-      std::string key = f.name + "{";
-      for (const auto& l : m.label) key += l.name + "=" + l.value + ",";
-      key += "}";
-      s[key] = f.type == prometheus::MetricType::Counter ? m.counter.value
-                                                         : m.gauge.value;
-    }
-  }
-  return s;
+  return rnic::testing::ToSeriesMap(out);
 }
 
 bool HasFamily(const Series& s, const std::string& family,

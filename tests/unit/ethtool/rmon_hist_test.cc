@@ -19,6 +19,7 @@
 #include "tests/unit/common/captured_log.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 #include "tests/unit/family_check.h"
+#include "tests/unit/series_map.h"
 
 namespace rnic::ethtool {
 namespace {
@@ -169,7 +170,7 @@ TEST(RmonHist, MalformedNestsCostOnlyTheirBucket) {
   EXPECT_EQ(r.stats.size(), 1u);
 }
 
-using Series = std::map<std::string, double>;
+using Series = rnic::testing::SeriesMap;
 
 // The collector's series of kFamily (and the rmon counter) for a replay
 // where the netdev's STATS_GET answer is `stats`, or the fixture's.
@@ -192,9 +193,7 @@ Series Collect(const std::vector<std::uint8_t>* stats) {
     if (f.name != kFamily && f.name != "rnic_ethtool_rmon_undersize_pkts_total")
       continue;
     for (const auto& m : f.metric) {
-      std::string key = f.name + "{";
-      for (const auto& l : m.label) key += l.name + "=" + l.value + ",";
-      got[key + "}"] = m.counter.value;
+      got[rnic::testing::SeriesKey(f.name, m)] = m.counter.value;
     }
   }
   return got;

@@ -55,21 +55,23 @@ std::vector<int> KernelIndices() {
   return v;
 }
 
+// Every link of one RTM_GETLINK dump, sorted; empty if the exchange failed.
+std::vector<int> DumpedIndices(LibnlTransport& t) {
+  Status st;
+  std::vector<int> got = Indices(t, GetLink(true, 0, false), &st);
+  EXPECT_TRUE(st.ok()) << st.error().ToString();
+  std::sort(got.begin(), got.end());
+  return got;
+}
+
 TEST(LibnlTransport, ADumpLargerThanTheBufferIsAskedAgainAndComesWhole) {
   // 64 bytes hold no RTM_NEWLINK: the first datagram is lost, the buffer
   // grows to it and the dump is asked again; every link comes exactly once.
   auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), 64);
   ASSERT_TRUE(t.ok()) << t.error().ToString();
-  Status st;
-  std::vector<int> got = Indices(**t, GetLink(true, 0, false), &st);
-  ASSERT_TRUE(st.ok()) << st.error().ToString();
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, KernelIndices());
+  EXPECT_EQ(DumpedIndices(**t), KernelIndices());
   // The socket is left clean: the next dump answers the same.
-  std::vector<int> again = Indices(**t, GetLink(true, 0, false), &st);
-  ASSERT_TRUE(st.ok()) << st.error().ToString();
-  std::sort(again.begin(), again.end());
-  EXPECT_EQ(again, got);
+  EXPECT_EQ(DumpedIndices(**t), KernelIndices());
 }
 
 TEST(LibnlTransport, ASingleAnswerLargerThanTheBufferIsAskedAgain) {
@@ -94,11 +96,7 @@ TEST(LibnlTransport, ASingleAnswerLargerThanTheBufferIsAskedAgain) {
 TEST(LibnlTransport, TheDefaultBufferReadsADumpWithoutLosingADatagram) {
   auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
   ASSERT_TRUE(t.ok()) << t.error().ToString();
-  Status st;
-  std::vector<int> got = Indices(**t, GetLink(true, 0, false), &st);
-  ASSERT_TRUE(st.ok()) << st.error().ToString();
-  std::sort(got.begin(), got.end());
-  EXPECT_EQ(got, KernelIndices());
+  EXPECT_EQ(DumpedIndices(**t), KernelIndices());
 }
 
 }  // namespace

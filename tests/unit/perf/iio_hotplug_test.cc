@@ -21,6 +21,7 @@
 #include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/perf_collector.h"
 #include "tests/unit/common/captured_log.h"
+#include "tests/unit/series_map.h"
 
 namespace rnic::perf {
 namespace {
@@ -130,21 +131,8 @@ class Tree {
   fs::path root_;
 };
 
-using Series = std::map<std::string, double>;  // "name{k=v,...}" -> value
-
-Series ToSeries(const MetricSet& out) {
-  Series s;
-  for (const auto& f : out.families()) {
-    for (const auto& m : f.metric) {
-      std::string key = f.name + "{";
-      for (const auto& l : m.label) key += l.name + "=" + l.value + ",";
-      key += "}";
-      s[key] = f.type == prometheus::MetricType::Counter ? m.counter.value
-                                                         : m.gauge.value;
-    }
-  }
-  return s;
-}
+using Series = rnic::testing::SeriesMap;  // "name{k=v,...}" -> value
+using rnic::testing::ToSeriesMap;
 
 // Series of the family whose labels contain `needle`.
 int Count(const Series& s, const std::string& family,
@@ -175,7 +163,7 @@ struct Fixture {
     iio->Update(*model.Refresh());
     MetricSet out;
     iio->Collect(out);
-    return ToSeries(out);
+    return ToSeriesMap(out);
   }
 };
 
@@ -315,7 +303,7 @@ TEST(IioHotplug, TheCollectorFollowsAHotAddedDeviceAndNeverFailsAScrape) {
   auto scrape = [&] {
     MetricSet out;
     EXPECT_TRUE((*c)->Collect(ScrapeContext{}, out).ok());
-    return ToSeries(out);
+    return ToSeriesMap(out);
   };
   EXPECT_EQ(Count(scrape(), kInfo, "device=mlx5_0,"), 1);
   tree.Add("irdma0", "0000:16", "0000:17:00.0");
