@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <string_view>
+#include <type_traits>
 
 namespace rnic {
 
@@ -26,8 +27,9 @@ class Fd {
   int fd_;
 };
 
-// Calls fn(name, d_type) for every entry of the open directory `dirfd` but
-// "." and "..". False when the listing failed (errno set).
+// Calls fn(name, d_type) -- or fn(name, d_type, d_ino) -- for every entry
+// of the open directory `dirfd` but "." and "..". False when the listing
+// failed (errno set).
 template <typename F>
 bool ListDir(int dirfd, F&& fn) {
   alignas(8) char buf[8192];
@@ -40,7 +42,12 @@ bool ListDir(int dirfd, F&& fn) {
       off += d->d_reclen;
       const std::string_view name(d->d_name);
       if (name == "." || name == "..") continue;
-      fn(name, d->d_type);
+      if constexpr (std::is_invocable_v<F, std::string_view, unsigned char,
+                                        ino64_t>) {
+        fn(name, d->d_type, d->d_ino);
+      } else {
+        fn(name, d->d_type);
+      }
     }
   }
 }

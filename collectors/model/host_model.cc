@@ -2,8 +2,10 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -306,12 +308,32 @@ bool HostModel::NetdevsStillThere(const Device& dev, int netfd) const {
       if (checks_since_resolve_ % kNetdevRetryChecks == 0) return false;
       continue;
     }
+    if (on_sysfs_.value_or(false)) {
+      if (!net_listed_) return false;
+      if (!std::binary_search(net_names_.begin(), net_names_.end(), p.netdev)) {
+        return false;  // renamed or gone
+      }
+      continue;
+    }
     struct stat st {};
     if (::fstatat(netfd, p.netdev.c_str(), &st, 0) != 0) {
       return false;  // renamed or gone
     }
   }
   return true;
+}
+
+void HostModel::ListNetdevs(int netfd) {
+  std::size_t n = 0;
+  if (netfd >= 0) {
+    ListDir(netfd, [&](std::string_view name, unsigned char) {
+      if (n == net_names_.size()) net_names_.emplace_back();
+      net_names_[n++].assign(name);  // a reused string keeps its capacity
+    });
+  }
+  net_names_.resize(n);
+  std::sort(net_names_.begin(), net_names_.end());
+  net_listed_ = netfd >= 0;
 }
 
 std::shared_ptr<const Snapshot> HostModel::Refresh() {
@@ -325,15 +347,40 @@ std::shared_ptr<const Snapshot> HostModel::Refresh() {
   Fd classfd(::open(class_dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   const bool have_sysfs = classfd.ok();
   if (have_sysfs) {
-    // Without class/net every netdev check fails (EBADF), as before.
-    const Fd netfd(::open(net_dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    std::vector<std::string> names;
-    ListDir(classfd.get(),
-            [&](std::string_view n, unsigned char) { names.emplace_back(n); });
-    std::sort(names.begin(), names.end());
-    for (const std::string& name : names) {
+    if (!on_sysfs_) {
+      struct statfs fs {};
+      on_sysfs_ = ::fstatfs(classfd.get(), &fs) == 0 &&
+                  static_cast<unsigned long>(fs.f_type) == SYSFS_MAGIC;
+    }
+    // On sysfs a device's identity is the inode of its class/infiniband
+    // entry, which the listing gives: kernfs gives every new node a new
+    // inode number (a cyclic 32-bit id plus a generation), so a device
+    // registered again, also under the same name, has another one, and a
+    // rename keeps it (under another name: read again). Elsewhere (fixture
+    // trees, whose file systems reuse inode numbers) the entry's target is
+    // stat'ed for its inode and ctime.
+    const bool by_dirent = *on_sysfs_;
+    // Without class/net every netdev check fails (EBADF), as before. On
+    // sysfs one listing of it serves every netdev check.
+    const Fd netfd(::open(net_dir_.c_str(), (by_dirent ? O_RDONLY : O_PATH) |
+                                                O_DIRECTORY | O_CLOEXEC));
+    net_listed_ = false;
+    if (by_dirent) ListNetdevs(netfd.get());
+    std::size_t count = 0;
+    ListDir(classfd.get(), [&](std::string_view n, unsigned char, ino64_t ino) {
+      if (count == entries_.size()) entries_.emplace_back();
+      entries_[count].first.assign(n);  // reused strings keep their capacity
+      entries_[count++].second = ino;
+    });
+    entries_.resize(count);
+    std::sort(entries_.begin(), entries_.end());
+    for (const auto& [name, ino] : entries_) {
       struct stat st {};
-      if (::fstatat(classfd.get(), name.c_str(), &st, 0) != 0) continue;
+      if (by_dirent) {
+        st.st_ino = static_cast<ino_t>(ino);
+      } else if (::fstatat(classfd.get(), name.c_str(), &st, 0) != 0) {
+        continue;
+      }
       const std::shared_ptr<const Device> prev =
           old ? old->FindShared(name) : nullptr;
       const bool invalid =

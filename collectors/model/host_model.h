@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collectors/common/result.h"
@@ -137,8 +138,11 @@ class HostModel {
   std::shared_ptr<Device> ReadDevice(int classfd, const std::string& name,
                                      const struct ::stat& st);
   // `netfd`: <sysfs>/class/net, opened once per check, so each netdev costs
-  // a lookup of its own name only.
+  // a lookup of its own name only; on sysfs, the names of one listing of it
+  // (sorted) instead.
   [[nodiscard]] bool NetdevsStillThere(const Device& dev, int netfd) const;
+  // The names of <sysfs>/class/net into net_names_, sorted.
+  void ListNetdevs(int netfd);
 
   std::string sysfs_;
   std::string class_dir_;
@@ -151,6 +155,13 @@ class HostModel {
   std::uint64_t next_instance_ = 1;
   std::uint64_t checks_since_resolve_ = 0;
   int eager_resolve_checks_ = 0;  // see Refresh()
+  // class/infiniband is on sysfs (kernfs), decided at its first opening:
+  // see Refresh(). Unset until then.
+  std::optional<bool> on_sysfs_;
+  // One check's listing of class/infiniband (name, inode), reused.
+  std::vector<std::pair<std::string, ino64_t>> entries_;
+  std::vector<std::string> net_names_;  // class/net on sysfs, reused
+  bool net_listed_ = false;             // net_names_ is this check's
   Stats stats_;
 };
 

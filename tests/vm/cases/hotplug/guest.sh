@@ -3,7 +3,8 @@
 # model), is being scraped (by the host's Prometheus every second and by a
 # scrape loop here): the exporter keeps serving, rxe1's series vanish from
 # every family and come back (host.py checks Prometheus), it does not crash,
-# and it does not log at every scrape.
+# and it does not log at every scrape. Then the RDMA device and its netdev
+# are renamed, and the series follow the new names.
 EXPORTER_FLAGS=""
 QUIET_SCRAPES=20
 
@@ -64,6 +65,39 @@ l1=$(log_count)
   grep -v -E "$SLOW" "$EXPORTER_LOG" | tail -n $((l1 - l0))
   fail "exporter logged $((l1 - l0)) lines across the remove/re-add"
 }
+# Renames under the running exporter, still scraped by the loop: the RDMA
+# device (its class/infiniband entry keeps its inode under the new name) and
+# the netdev under it. Every series follows the new name; none keeps the old.
+# served_within PATTERN: a scrape matches PATTERN within 10 s.
+served_within() {
+  _i=0
+  until scrape | grep -q -- "$1"; do
+    _i=$((_i + 1))
+    [ $_i -lt 50 ] || return 1
+    usleep 200000
+  done
+}
+rdma dev set rxe1 name rxe9 || fail "rdma dev set rxe1 name rxe9"
+say "rxe1 renamed rxe9"
+served_within '^rnic_port_info{device="rxe9"' || fail "rxe9 never served after the rename"
+for fam in rnic_port_state rnic_hw_sent_pkts_total rnic_netdev_mtu_bytes; do
+  served_within "^$fam{device=\"rxe9\"" || fail "rxe9 missing from $fam after the rename"
+done
+left=$(scrape | grep -v '^#' | grep -c 'device="rxe1"')
+[ "$left" -eq 0 ] || {
+  scrape | grep 'device="rxe1"' | head -n 20
+  fail "$left series still name rxe1 after its rename"
+}
+ip link set dummy0 down && ip link set dummy0 name dummyr && ip link set dummyr up ||
+  fail "renaming dummy0"
+say "dummy0 renamed dummyr"
+served_within 'device="rxe9".*netdev="dummyr"' || fail "rxe9's netdev never served as dummyr"
+left=$(scrape | grep -v '^#' | grep -c 'netdev="dummy0"')
+[ "$left" -eq 0 ] || {
+  scrape | grep 'netdev="dummy0"' | head -n 20
+  fail "$left series still name netdev dummy0 after its rename"
+}
+say "renames followed: rxe1 -> rxe9, dummy0 -> dummyr"
 touch /tmp/stop-loop
 wait $loop
 failed=0
