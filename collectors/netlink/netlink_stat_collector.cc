@@ -69,7 +69,7 @@ NetlinkStatCollector::Probe NetlinkStatCollector::ProbeKernel() {
   if (!devs.ok()) return p;
   bool any_port = false;
   for (const auto& d : *devs) {
-    auto ports = src.Ports(d.index);
+    auto ports = src.Ports(d.index, d.num_ports);
     if (!ports.ok()) continue;
     p.port_state = true;
     for (const auto& port : *ports) {
@@ -182,8 +182,8 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
     const host::Device& dev = *devp;
     if (ctx.Expired()) break;
     if (!dev.has_index) continue;  // netlink does not know it (yet)
-    // One PORT_GET dump per device: every port's state.
-    auto ports = src.Ports(dev.index);
+    // Every port's state: one PORT_GET.
+    auto ports = src.Ports(dev.index, dev.netlink_ports);
     if (!ports.ok()) {
       Status st = OnError("ports", dev, ports.error());
       if (!st.ok()) fatal = st;

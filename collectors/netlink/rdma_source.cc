@@ -18,8 +18,9 @@ Request PortRequest(std::uint16_t cmd, bool dump, std::uint32_t dev,
                     std::uint32_t port) {
   Request r{cmd, dump};
   r.u32_attrs = {{kAttrDevIndex, dev}, {kAttrPortIndex, port}};
-  // nldev's GET doits answer with one message (nldev_stat_get_doit,
-  // stat_get_doit_default_counter, nldev_stat_get_counter_status_doit).
+  // nldev's GET doits answer with one message (nldev_port_get_doit,
+  // nldev_stat_get_doit, stat_get_doit_default_counter,
+  // nldev_stat_get_counter_status_doit).
   r.single_reply = !dump && cmd != kCmdStatSet;
   return r;
 }
@@ -118,27 +119,33 @@ Result<std::vector<DeviceInfo>> RdmaNetlinkSource::Devices() {
   return out;
 }
 
-Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(std::uint32_t dev) {
+Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(
+    std::uint32_t dev, std::uint32_t num_ports) {
   std::vector<PortInfo> out;
   Attrs a;
-  Status st =
-      t_.Exchange(DevRequest(kCmdPortGet, true, dev), [&](const nlmsghdr& m) {
-        Status pst = a.ParseMessage(m);
-        if (!pst.ok()) return pst;
-        auto idx = a.U32(kAttrDevIndex);
-        auto port = a.U32(kAttrPortIndex);
-        if (!idx || !port) return Status(Malformed("port message"));
-        PortInfo p;
-        p.dev_index = *idx;
-        if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
-        p.port = *port;
-        p.state = a.U8(kAttrPortState);
-        p.phys_state = a.U8(kAttrPortPhysState);
-        p.netdev_index = a.U32(kAttrNdevIndex);
-        if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
-        out.push_back(std::move(p));
-        return Status::Ok();
-      });
+  auto on_msg = [&](const nlmsghdr& m) {
+    Status pst = a.ParseMessage(m);
+    if (!pst.ok()) return pst;
+    auto idx = a.U32(kAttrDevIndex);
+    auto port = a.U32(kAttrPortIndex);
+    if (!idx || !port) return Status(Malformed("port message"));
+    PortInfo p;
+    p.dev_index = *idx;
+    if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
+    p.port = *port;
+    p.state = a.U8(kAttrPortState);
+    p.phys_state = a.U8(kAttrPortPhysState);
+    p.netdev_index = a.U32(kAttrNdevIndex);
+    if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
+    out.push_back(std::move(p));
+    return Status::Ok();
+  };
+  // nldev_port_get_doit and _dumpit fill a port's message alike
+  // (fill_port_info); a dump costs the kernel a dump's setup and a second
+  // datagram (NLMSG_DONE), so a one-port device gets the doit.
+  Status st = num_ports == 1
+                  ? t_.Exchange(PortRequest(kCmdPortGet, false, dev, 1), on_msg)
+                  : t_.Exchange(DevRequest(kCmdPortGet, true, dev), on_msg);
   if (!st.ok()) return st.error();
   return out;
 }

@@ -100,8 +100,10 @@ class RdmaNetlinkSource {
 
   // RDMA_NLDEV_CMD_GET dump: every device the caller's net namespace sees.
   [[nodiscard]] Result<std::vector<DeviceInfo>> Devices();
-  // RDMA_NLDEV_CMD_PORT_GET dump of one device.
-  [[nodiscard]] Result<std::vector<PortInfo>> Ports(std::uint32_t dev_index);
+  // RDMA_NLDEV_CMD_PORT_GET of one device's ports: a doit of port 1 when
+  // `num_ports` (what GET reports) is 1, else a dump.
+  [[nodiscard]] Result<std::vector<PortInfo>> Ports(std::uint32_t dev_index,
+                                                    std::uint32_t num_ports);
   // RDMA_NLDEV_CMD_STAT_GET of one port: all its hw counters (as
   // `rdma statistic show link DEV/PORT`).
   [[nodiscard]] Result<PortCounters> PortStats(std::uint32_t dev_index,

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       if (auto r = src.Devices(); r.ok()) sink += r->size();
       break;
     case 1:
-      if (auto r = src.Ports(1); r.ok()) sink += r->size();
+      if (auto r = src.Ports(1, (data[0] / 14) & 1); r.ok()) sink += r->size();
       break;
     case 2:
       if (auto r = src.PortStats(1, 1); r.ok()) sink += r->counters.size();

@@ -61,6 +61,10 @@ std::set<std::uint32_t> RecordedPids(const fs::path& dir) {
   RdmaNetlinkSource src(*replay);
   auto summary = src.ResourceSummary();
   if (!summary.ok()) return pids;
+  std::map<std::uint32_t, std::uint32_t> num_ports;  // by device index
+  if (auto devs = src.Devices(); devs.ok()) {
+    for (const auto& d : *devs) num_ports[d.index] = d.num_ports;
+  }
   for (const auto& dev : *summary) {
     for (ResKind k : {ResKind::kQp, ResKind::kCq, ResKind::kMr, ResKind::kPd,
                       ResKind::kCtx}) {
@@ -68,7 +72,7 @@ std::set<std::uint32_t> RecordedPids(const fs::path& dir) {
         if (e.owner.pid) pids.insert(*e.owner.pid);
       });
     }
-    auto ports = src.Ports(dev.dev_index);
+    auto ports = src.Ports(dev.dev_index, num_ports[dev.dev_index]);
     if (!ports.ok()) continue;
     for (const auto& p : *ports) {
       (void)src.BoundCounters(dev.dev_index, p.port,

@@ -75,7 +75,8 @@ std::shared_ptr<ReplayTransport> Mlx5Kernel() {
       .Str(kAttrDevProtocol, "roce");
   t->Set("GET_dump", Join({dev.Bytes(), Done()}));
   t->Set("GET_dev2", Join({dev.Bytes(), ErrorMsg(0)}));
-  Msg port(kCmdPortGet);
+  // One port: asked with a doit, answered by its one message.
+  Msg port(kCmdPortGet, 0);
   port.U32(kAttrDevIndex, 2)
       .Str(kAttrDevName, "mlx5_0")
       .U32(kAttrPortIndex, 1)
@@ -83,7 +84,7 @@ std::shared_ptr<ReplayTransport> Mlx5Kernel() {
       .U8(kAttrPortPhysState, 5)
       .U32(kAttrNdevIndex, 5)
       .Str(kAttrNdevName, "eth2");
-  t->Set("PORT_GET_dump_dev2", Join({port.Bytes(), Done()}));
+  t->Set("PORT_GET_dev2_port1", port.Bytes());
   t->Set("STAT_GET_dump_dev2_port1_res19", Done());
   t->Set("STAT_GET_STATUS_dev2_port1", ErrorMsg(EOPNOTSUPP));
   return t;
