@@ -139,4 +139,6 @@ for cfg in $CONFIGS; do
   eval "EXPORTER_PID=\$PID_$cfg"
   stop_exporter
 done
+# What the kernel logged meanwhile (printk during scrapes costs CPU too).
+dmesg >"$VMOUT/dmesg.txt" 2>/dev/null || true
 say "results in $RESULTS"
