@@ -1002,6 +1002,31 @@ def link_optics():
                 "{%s}[$__rate_interval])" % ndsel,
                 "{{instance}} {{netdev}} fcs")], "cps"), 12, 8)
 
+    lay.row("Frame sizes (rmon)")
+    frame_size_help = (
+        " per second by frame length in octets, stacked: one band per bucket "
+        "the driver defines (rnic_ethtool_rmon_frame_size_packets_total, "
+        "legend low-high, +Inf for the open last bucket; pick one $device "
+        "for one netdev's stack). RoCE data frames land in the bucket of the "
+        "RDMA path MTU (1024 or 4096 plus headers). A shift to the small "
+        "buckets (0-64, 65-127) at the same byte rate means ACKs, CNPs or "
+        "small messages dominate: more packets per byte, so the NIC and the "
+        "CPUs reach their packet rate before the link's bandwidth. A shift "
+        "to the buckets above 1518 means jumbo frames: frames there on a "
+        "netdev with MTU 1500 (a peer sending frames this side drops), or "
+        "none where MTU 9000 is configured (a hop limiting the path MTU), "
+        "point at an MTU mismatch. A driver without the histogram, or "
+        "without this direction's buckets (mlx5 counts RX only), shows no "
+        "series.")
+    for direction, verb in (("rx", "Received"), ("tx", "Transmitted")):
+        lay.add(timeseries(
+            "%s frame sizes" % verb,
+            verb + " frames" + frame_size_help,
+            [target("rate(rnic_ethtool_rmon_frame_size_packets_total{%s,"
+                    'direction="%s"}[$__rate_interval])' % (ndsel, direction),
+                    "{{instance}} {{netdev}} {{low}}-{{high}}")],
+            "pps", stack=True), 12, 8)
+
     lay.row("Optics")
     lay.add(table(
         "Modules",
