@@ -4,7 +4,10 @@
 #include <linux/netlink.h>
 #include <spdlog/common.h>
 
+#include <algorithm>
+#include <charconv>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -170,22 +173,40 @@ void EthtoolCollector::EmitHistogram(const std::string& netdev,
                                      MetricSet& out) {
   std::size_t bad = reply.bad_buckets;
   // A bucket named twice (a malformed reply) would be a duplicate series:
-  // the first one is kept.
-  std::set<std::tuple<bool, std::uint32_t, std::uint32_t>> seen;
+  // the first one is kept. (A driver defines a handful of buckets.)
+  hist_seen_.clear();
   for (const HistBucket& b : reply.hist) {
+    const auto id = std::make_tuple(b.tx, b.low, b.high);
     if (b.group != ETHTOOL_STATS_RMON ||
-        !seen.emplace(b.tx, b.low, b.high).second) {
+        std::find(hist_seen_.begin(), hist_seen_.end(), id) !=
+            hist_seen_.end()) {
       ++bad;
       continue;
     }
-    out.Add(f::kRmonFrameSize,
-            labels->With({{"direction", b.tx ? "tx" : "rx"},
-                          {"low", std::to_string(b.low)},
-                          {"high", b.high == 0 ? std::string("+Inf")
-                                               : std::to_string(b.high)}}),
+    hist_seen_.push_back(id);
+    char low[12];
+    char high[12];
+    const std::string_view low_v(
+        low, std::to_chars(low, low + sizeof low, b.low).ptr - low);
+    const std::string_view high_v =
+        b.high == 0
+            ? std::string_view("+Inf")
+            : std::string_view(
+                  high,
+                  std::to_chars(high, high + sizeof high, b.high).ptr - high);
+    hist_pairs_.clear();
+    for (const Label& l : labels->labels()) {
+      hist_pairs_.emplace_back(l.name, l.value);
+    }
+    hist_pairs_.emplace_back("direction", b.tx ? "tx" : "rx");
+    hist_pairs_.emplace_back("low", low_v);
+    hist_pairs_.emplace_back("high", high_v);
+    out.Add(f::kRmonFrameSize, hist_labels_.Get(hist_pairs_),
             static_cast<double>(b.value));
   }
-  const std::string key = "hist/" + netdev;
+  hist_key_.assign("hist/");
+  hist_key_ += netdev;
+  const std::string& key = hist_key_;
   if (bad == 0) {
     log_.Clear(key);
     return;
@@ -293,6 +314,7 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
     rendered.emplace(netdev, std::move(r));
   }
   rendered_ = std::move(rendered);
+  hist_labels_.Sweep();
   return Status::Ok();
 }
 

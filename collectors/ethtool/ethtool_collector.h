@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "collectors/common/log_once.h"
 #include "collectors/ethtool/ethtool_nl.h"
 #include "collectors/ethtool/optics_poller.h"
+#include "collectors/model/label_cache.h"
 #include "collectors/netlink/transport.h"
 
 namespace rnic::ethtool {
@@ -86,6 +88,13 @@ class EthtoolCollector final : public Collector {
     MetricSet set;
   };
   std::map<std::string, Rendered, std::less<>> rendered_;
+  // RMON histogram series: label sets kept across scrapes (built when a
+  // bucket first appears), and per-call scratch reused (no allocation once
+  // warm).
+  LabelCache hist_labels_;
+  std::vector<LabelPair> hist_pairs_;
+  std::vector<std::tuple<bool, std::uint32_t, std::uint32_t>> hist_seen_;
+  std::string hist_key_;
 };
 
 [[nodiscard]] Result<optics::EepromReadFn> LibnlEepromReader();

@@ -218,6 +218,37 @@ TEST(RmonHist, CollectorExportsOneCounterPerBucketAndDirection) {
   EXPECT_EQ(Collect(&bytes), want);
 }
 
+TEST(RmonHist, BucketLabelSetsAreBuiltOnceAcrossScrapes) {
+  // The hot path builds no label set for a bucket it has seen: the second
+  // scrape's histogram samples carry the first scrape's sets.
+  const auto bytes = RmonReply(RxTxWithOpenEnd);
+  auto r = nl::ReplayTransport::FromDirectory(kEthtoolFixtures + "/replay");
+  ASSERT_TRUE(r.ok());
+  r->SetMissingErrno(EOPNOTSUPP);
+  r->Set(std::string("ETHTOOL_STATS_GET_") + kNetdev, bytes);
+  Sources s;
+  s.sysfs = RNIC_FIXTURES_DIR "/roce/sys";
+  s.transport = std::make_unique<nl::ReplayTransport>(std::move(*r));
+  EthtoolCollector c(std::move(s), nullptr);
+  const ScrapeContext ctx{std::chrono::steady_clock::now() +
+                          std::chrono::hours(1)};
+  auto sets = [&] {
+    MetricSet out;
+    EXPECT_TRUE(c.Collect(ctx, out).ok());
+    // The sets themselves, held: a set built anew cannot reuse the
+    // address of one still alive.
+    std::vector<LabelSetPtr> v;
+    for (const auto& f : out.raw()) {
+      if (f.desc->name != kFamily) continue;
+      for (const Sample& smp : f.samples) v.push_back(smp.labels);
+    }
+    return v;
+  };
+  const auto first = sets();
+  ASSERT_EQ(first.size(), 6u);
+  EXPECT_EQ(sets(), first);
+}
+
 TEST(RmonHist, CollectorDropsMalformedBucketsWithOneLogLine) {
   CapturedLog log;
   const auto bytes = RmonReply(WithMalformed);
