@@ -236,7 +236,11 @@ long LibnlTransport::Receive(int flags) {
 }
 
 void LibnlTransport::DrainQueued() {
-  while (Receive(MSG_DONTWAIT) != -ETIMEDOUT) {
+  // Until the queue is empty (ETIMEDOUT) or the socket fails: another error
+  // must not spin here.
+  for (;;) {
+    const long n = Receive(MSG_DONTWAIT);
+    if (n < 0 && n != -EMSGSIZE) return;
   }
 }
 
