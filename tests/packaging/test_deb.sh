@@ -26,6 +26,7 @@ for path in ./usr/bin/rnic_exporter ./lib/systemd/system/rnic-exporter.service \
   ./usr/share/rnic-exporter/dashboards/rnic-overview.json \
   ./usr/share/doc/rnic-exporter/examples/rnic_exporter.yml \
   ./usr/share/doc/rnic-exporter/examples/web-config.yml \
+  ./usr/share/doc/rnic-exporter/examples/optics.conf \
   ./usr/lib/rnic-exporter/libssl.so ./usr/lib/rnic-exporter/libcrypto.so; do
   grep -qF " $path" <<<"$contents" || {
     echo "missing $path in $deb"
@@ -75,6 +76,18 @@ grep -qE 'RPATH +/usr/lib/rnic-exporter$' <<<"$dynamic" || {
 dpkg-deb -e "$deb" "$out/control"
 grep -q "/etc/default/rnic-exporter" "$out/control/conffiles" || {
   echo "/etc/default/rnic-exporter is not a conffile"
+  exit 1
+}
+# The optics drop-in is an example only: no installed unit or drop-in grants
+# CAP_NET_ADMIN, and the example is the one the unit test checks.
+if grep -rE '^(AmbientCapabilities|CapabilityBoundingSet)=.*CAP_NET_ADMIN' \
+  "$out/root/lib/systemd" "$out/root/etc"; then
+  echo "the package grants CAP_NET_ADMIN (optics.conf is an opt-in example)"
+  exit 1
+fi
+cmp "$out/root/usr/share/doc/rnic-exporter/examples/optics.conf" \
+  "$repo/packaging/systemd/optics.conf" || {
+  echo "the packaged optics.conf differs from packaging/systemd/optics.conf"
   exit 1
 }
 grep -q "deb-systemd-helper" "$out/control/postinst" || {

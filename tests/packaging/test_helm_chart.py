@@ -7,7 +7,9 @@ sprig, Helm's own engine) under several value sets, and checked:
 - with TLS and basic auth on, the rendered web config Secret is one the real
   exporter starts with and enforces (curl over TLS: 401 without credentials,
   200 with), mounted where the --web.config.file flag points;
-- a missing TLS Secret name fails the render with the chart's message.
+- a missing TLS Secret name fails the render with the chart's message;
+- NET_ADMIN (optics: module EEPROM reads) is added only with optics.enabled,
+  and the plain DaemonSet in packaging/kubernetes adds no capability.
 
 Usage: test_helm_chart.py SOURCE_DIR EXPORTER WORK_DIR [GO_COMMAND...]
 """
@@ -121,7 +123,7 @@ class HelmChartTest(unittest.TestCase):
         self.assertEqual(c["livenessProbe"]["httpGet"]["path"], "/-/healthy")
         self.assertNotIn("scheme", c["livenessProbe"]["httpGet"])
         self.assertTrue(pod["securityContext"]["runAsNonRoot"])
-        self.assertEqual(c["securityContext"]["capabilities"]["drop"], ["ALL"])
+        self.assertEqual(c["securityContext"]["capabilities"], {"drop": ["ALL"]})
         svc = by_kind(docs, "Service")[0]
         self.assertEqual(svc["spec"]["ports"][0]["port"], 9709)
 
@@ -139,6 +141,46 @@ class HelmChartTest(unittest.TestCase):
         sc = c["securityContext"]
         if sc.get("privileged"):
             self.assertIsNot(sc.get("allowPrivilegeEscalation"), False)
+
+    def test_optics_adds_net_admin_only_when_enabled(self):
+        rc, docs, err = render({"optics": {"enabled": True}})
+        self.assertEqual(rc, 0, err)
+        self.assert_objects(docs)
+        c, pod = self.container(docs)
+        self.assert_flags_known(c["args"])
+        sc = c["securityContext"]
+        self.assertEqual(sc["capabilities"], {"drop": ["ALL"], "add": ["NET_ADMIN"]})
+        # Root, or the added capability is not effective; runAsNonRoot with
+        # uid 0 would keep the pod from starting.
+        self.assertEqual(pod["securityContext"]["runAsUser"], 0)
+        self.assertNotIn("runAsNonRoot", pod["securityContext"])
+        # NET_ADMIN alone: no privileged container, no escalation.
+        self.assertNotIn("privileged", sc)
+        self.assertIs(sc["allowPrivilegeEscalation"], False)
+        # Together with the other opt-ins, each keeps its own capability.
+        rc, docs, err = render({"optics": {"enabled": True}, "kmsg": {"enabled": True},
+                                "fabric": {"enabled": True}})
+        self.assertEqual(rc, 0, err)
+        c, _ = self.container(docs)
+        self.assertEqual(sorted(c["securityContext"]["capabilities"]["add"]),
+                         ["IPC_LOCK", "NET_ADMIN", "SYSLOG"])
+        # Without it, no value set adds NET_ADMIN.
+        for values in (None, {"kmsg": {"enabled": True}}, {"fabric": {"enabled": True}},
+                       {"optics": {"enabled": False}}):
+            rc, docs, err = render(values)
+            self.assertEqual(rc, 0, err)
+            c, _ = self.container(docs)
+            self.assertNotIn("NET_ADMIN", c["securityContext"]["capabilities"].get("add", []),
+                             values)
+
+    def test_plain_daemonset_adds_no_capability(self):
+        with open(os.path.join(SRC, "packaging", "kubernetes", "daemonset.yaml")) as f:
+            ds = [d for d in yaml.safe_load_all(f) if d and d["kind"] == "DaemonSet"]
+        self.assertEqual(len(ds), 1)
+        pod = ds[0]["spec"]["template"]["spec"]
+        self.assertTrue(pod["securityContext"]["runAsNonRoot"])
+        self.assertEqual(pod["containers"][0]["securityContext"]["capabilities"],
+                         {"drop": ["ALL"]})
 
     def test_tls_without_secret_name_fails(self):
         rc, docs, err = render({"web": {"tls": {"enabled": True}}})
