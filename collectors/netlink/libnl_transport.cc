@@ -152,17 +152,6 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
   if (sent < 0) {
     return Error{"send " + req.Key(), LibnlToErrno(sent)};
   }
-  // A single-reply request ends with its one answer: noted by a wrapper
-  // built once per request, not per datagram.
-  bool replied = false;
-  MessageCallback counting;
-  if (req.single_reply) {
-    counting = [&](const nlmsghdr& m) {
-      replied = true;
-      return on_msg(m);
-    };
-  }
-  const MessageCallback& cb = req.single_reply ? counting : on_msg;
   bool finished = false;
   bool first = true;
   while (!finished) {
@@ -181,8 +170,7 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
     std::span<const std::uint8_t> bytes(buf_.data(),
                                         static_cast<std::size_t>(n));
     if (tap_) tap_(req, bytes);
-    Status st = WalkMessages(bytes, seq, cb, &finished);
-    if (replied) finished = true;
+    Status st = WalkMessages(bytes, seq, on_msg, &finished, EndOf(req));
     if (!st.ok()) {
       if (!finished) {
         // The callback or the framing failed mid-answer: drain the rest so

@@ -39,20 +39,11 @@ Status ReplayTransport::Exchange(const Request& req,
   }
   // std::vector's storage is suitably aligned for nlmsghdr.
   bool finished = false;
-  bool replied = false;
-  Status st = WalkMessages(
-      it->second, 0,
-      [&](const nlmsghdr& m) {
-        replied = true;
-        return on_msg(m);
-      },
-      &finished);
+  Status st = WalkMessages(it->second, 0, on_msg, &finished, EndOf(req));
   if (!st.ok()) {
     return Error{key + ": " + st.error().message, st.error().errno_value};
   }
-  // A single-reply doit (no ack asked) ends with its one message, as over
-  // the socket (LibnlTransport).
-  if (!finished && !(req.single_reply && replied)) {
+  if (!finished) {
     return Error{key + ": recorded answer ends without DONE or ack", EBADMSG};
   }
   return Status::Ok();

@@ -77,7 +77,7 @@ std::string Request::Key() const {
 
 Status WalkMessages(std::span<const std::uint8_t> bytes,
                     std::uint32_t expect_seq, const MessageCallback& on_msg,
-                    bool* finished) {
+                    bool* finished, AnswerEnd end) {
   std::size_t off = 0;
   while (off < bytes.size()) {
     const std::size_t left = bytes.size() - off;
@@ -120,6 +120,10 @@ Status WalkMessages(std::span<const std::uint8_t> bytes,
     } else {
       Status st = on_msg(*msg);
       if (!st.ok()) return st;
+      if (end == AnswerEnd::kFirstMessage) {
+        *finished = true;
+        return Status::Ok();
+      }
     }
     off += NLMSG_ALIGN(hdr.nlmsg_len);
   }

@@ -68,14 +68,22 @@ class NetlinkTransport {
                                         const MessageCallback& on_msg) = 0;
 };
 
+// How an answer ends: a dump with NLMSG_DONE, a request that asked for an
+// ack with the ack, a single-reply GET doit (Request::single_reply, no ack
+// asked) with its one message. An error ends any of them.
+enum class AnswerEnd { kDoneOrAck, kFirstMessage };
+
 // Walks the netlink messages in `bytes` (one or more datagrams laid end to
-// end). Sets `*finished` when a DONE or ERROR message ends the answer.
-// Truncated or malformed framing is an error, never a crash.
-// `expect_seq` 0 accepts any sequence number (replay).
+// end). Sets `*finished` when the answer ends (see AnswerEnd); messages after
+// that are not looked at. Truncated or malformed framing is an error, never
+// a crash. `expect_seq` 0 accepts any sequence number (replay).
 [[nodiscard]] Status WalkMessages(std::span<const std::uint8_t> bytes,
                                   std::uint32_t expect_seq,
-                                  const MessageCallback& on_msg,
-                                  bool* finished);
+                                  const MessageCallback& on_msg, bool* finished,
+                                  AnswerEnd end = AnswerEnd::kDoneOrAck);
+[[nodiscard]] inline AnswerEnd EndOf(const Request& req) {
+  return req.single_reply ? AnswerEnd::kFirstMessage : AnswerEnd::kDoneOrAck;
+}
 
 // Name of a command for keys and logs ("STAT_GET"); "CMD<n>" if unknown.
 [[nodiscard]] std::string CmdName(std::uint16_t cmd);

@@ -126,6 +126,31 @@ TEST(NetlinkWalk, AnswerWithoutEndIsAnError) {
   EXPECT_FALSE(RdmaNetlinkSource(t).Devices().ok());
 }
 
+// A single-reply doit ends at its one message; a dump's messages go on to
+// DONE. Whatever follows the end is not looked at.
+TEST(NetlinkWalk, SingleReplyEndsAtItsFirstMessage) {
+  Msg a(kCmdGet);
+  a.U32(kAttrDevIndex, 0).Str(kAttrDevName, "rxe0");
+  Msg b(kCmdGet);
+  b.U32(kAttrDevIndex, 1).Str(kAttrDevName, "rxe1");
+  const auto bytes = Join({a.Bytes(), b.Bytes()});
+  for (AnswerEnd end : {AnswerEnd::kFirstMessage, AnswerEnd::kDoneOrAck}) {
+    int seen = 0;
+    bool finished = false;
+    ASSERT_TRUE(WalkMessages(
+                    bytes, 0,
+                    [&](const nlmsghdr&) {
+                      ++seen;
+                      return Status::Ok();
+                    },
+                    &finished, end)
+                    .ok());
+    const bool single = end == AnswerEnd::kFirstMessage;
+    EXPECT_EQ(seen, single ? 1 : 2);
+    EXPECT_EQ(finished, single);  // a dump without DONE is not finished
+  }
+}
+
 TEST(NetlinkWalk, TruncatedAnswersAreErrorsAtEveryCut) {
   Msg m(kCmdStatGet, 0);
   m.U32(kAttrDevIndex, 0).Str(kAttrDevName, "rxe0").U32(kAttrPortIndex, 1);
