@@ -10,7 +10,7 @@ sed "s/PEER/$PEER_IP/" /case/demo.yml >/tmp/demo.yml
 start_exporter --collector.probe --collector.perf --collector.kmsg \
   --collector.fabric --collector.fabric.devices=rxe0 --config.file=/tmp/demo.yml
 signal "$VM_NAME-up"
-ping -c 1 -W 20 "$PEER_IP" >/dev/null || fail "peer $PEER_IP unreachable over eth0"
+reachable "$PEER_IP" || fail "peer $PEER_IP unreachable over eth0"
 wait_for demo-go 300 || fail "host never started the demo"
 
 BW="ib_write_bw -d rxe0 -x 1 -F -D 20 -s 65536"

@@ -30,6 +30,17 @@ wait_for() {
 }
 # wait_host [SECONDS]: wait until the host-side script has finished; returns
 # its exit status (the harness writes it to the host-done marker).
+# reachable IP [SECONDS]: pings IP until it answers (default 120 s). The
+# other VM boots at its own pace: on a loaded host it may set its address
+# or answer ARP seconds after this one, and one ping whose ARP failed never
+# asks again.
+reachable() {
+  local end=$(($(cut -d. -f1 /proc/uptime) + ${2:-120}))
+  until ping -c 1 -W 2 "$1" >/dev/null 2>&1; do
+    [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ] || return 1
+    sleep 1
+  done
+}
 wait_host() {
   wait_for host-done "${1:-120}" || return 1
   return "$(cat "$SYNC/host-done")"

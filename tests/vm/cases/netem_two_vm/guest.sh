@@ -5,7 +5,7 @@
 # out_of_seq_request on the responder), and that the shipped
 # RnicRetransmitsHigh alert goes pending, fires and resolves.
 start_exporter --collector.disable-defaults --collector.sysfs
-ping -c 1 -W 20 "$PEER_IP" >/dev/null || fail "peer $PEER_IP unreachable over eth0"
+reachable "$PEER_IP" || fail "peer $PEER_IP unreachable over eth0"
 signal "$VM_NAME-up"
 wait_for baseline 120 || fail "host never took its baseline"
 
