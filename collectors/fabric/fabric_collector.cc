@@ -87,7 +87,8 @@ CollectorSpec MakeFabricCollectorSpec() {
                        std::end(fabric::families::kAll));
   for (const FamilyDesc* d :
        {&fabric::families::kProbeSuccess, &fabric::families::kProbeRtt,
-        &fabric::families::kProbeFailures, &fabric::families::kProbeDuration})
+        &fabric::families::kProbeRttMin, &fabric::families::kProbeFailures,
+        &fabric::families::kProbeDuration})
     spec.families.push_back(d);
   spec.check_config = CheckWith(fabric::ParseFabricConfig);
   spec.factory =

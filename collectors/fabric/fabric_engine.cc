@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <set>
@@ -89,9 +90,9 @@ void FabricEngine::Loop() {
     // whole probe stays within fabric.cpu_budget_percent.
     const double total = stats_->CpuSeconds();
     const auto now = Clock::now();
-    const auto pace = pacer.AfterRound(
-        std::chrono::duration<double>(now - wall_last).count(),
-        total - total_last);
+    const auto pace =
+        pacer.AfterRound(std::chrono::duration<double>(now - wall_last).count(),
+                         total - total_last);
     total_last = total;
     wall_last = now;
     auto next = start + cfg_.interval;
@@ -403,6 +404,7 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
     auto link = RcLink::Connect(spec, failure);
     for (auto op : ops) {
       double sum = 0;
+      double min = 0;
       int n = 0;
       int failed = 0;
       for (int i = 0; i < cfg_.iterations; ++i) {
@@ -413,6 +415,7 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
         const auto r = link->Ping(op, cfg_.sizes.front(), cfg_.op_timeout);
         if (r.kind == PingResult::Kind::kOk) {
           sum += r.seconds;
+          min = n == 0 ? r.seconds : std::min(min, r.seconds);
           ++n;
         } else {
           ++failed;
@@ -421,11 +424,12 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
       }
       if (failed > 0) all_ok = false;
       if (n > 0) {
-        out.Add(families::kProbeRtt,
-                {{"device", p.local.device},
-                 {"remote_device", p.remote.device},
-                 {"operation", probe::OperationName(op)}},
-                sum / n);
+        const LabelSetPtr labels =
+            LabelSet::Make({{"device", p.local.device},
+                            {"remote_device", p.remote.device},
+                            {"operation", probe::OperationName(op)}});
+        out.Add(families::kProbeRtt, labels, sum / n);
+        out.Add(families::kProbeRttMin, labels, min);
       }
       out.Add(families::kProbeFailures,
               {{"device", p.local.device},

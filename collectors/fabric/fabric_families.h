@@ -113,6 +113,12 @@ inline constexpr FamilyDesc kProbeRtt{
     "device,remote_device,operation",
     "/probe: mean round-trip time of the on-demand round per pair and "
     "operation."};
+inline constexpr FamilyDesc kProbeRttMin{
+    "rnic_fabric_probe_rtt_min_seconds", MetricType::Gauge,
+    "device,remote_device,operation",
+    "/probe: lowest round-trip time of the on-demand round per pair and "
+    "operation: the path's own latency, least disturbed by host scheduling "
+    "(as ping's min)."};
 inline constexpr FamilyDesc kProbeFailures{
     "rnic_fabric_probe_failures", MetricType::Gauge,
     "device,remote_device,operation",
