@@ -134,22 +134,24 @@ struct CollectorRunner::Shared {
 };
 
 void CollectorRunner::PoolThread(const std::shared_ptr<Shared>& sh) {
+  std::unique_lock<std::mutex> lk(sh->mu);
   for (;;) {
-    {
-      std::unique_lock<std::mutex> lk(sh->mu);
-      ++sh->idle;
-      sh->cv.wait(lk, [&] { return sh->stop || sh->passes > 0; });
-      --sh->idle;
-      if (sh->passes == 0) return;  // stopped
-      --sh->passes;
-      ++sh->in_pass;
-    }
+    // Leaving a pass and becoming idle is one step under the lock: between
+    // two, PostPass would count this thread neither in a pass nor idle and
+    // start another (seen on a loaded host: two threads for fast scrapes).
+    ++sh->idle;
+    sh->cv.wait(lk, [&] { return sh->stop || sh->passes > 0; });
+    --sh->idle;
+    if (sh->passes == 0) return;  // stopped
+    --sh->passes;
+    ++sh->in_pass;
+    lk.unlock();
     Clock::time_point clock{};
     for (const auto& slot : sh->slots) {
       while (RunOne(*slot, sh->running, clock)) {
       }
     }
-    std::lock_guard<std::mutex> g(sh->mu);
+    lk.lock();
     --sh->in_pass;
   }
 }
@@ -159,11 +161,15 @@ void CollectorRunner::PostPass(const std::shared_ptr<Shared>& sh, bool rescue) {
     std::lock_guard<std::mutex> g(sh->mu);
     ++sh->passes;
     // A thread still in a pass takes the next one when it is done, unless
-    // this pass is a rescue: then that thread is the one held up.
+    // this pass is a rescue: then that thread is the one held up. One ready
+    // thread is enough however many passes are pending: a pass finds every
+    // queued task, so a thread that ran a later scrape's task in an earlier
+    // pass leaves passes that cost nothing (counting them against the ready
+    // threads started a second thread for fast scrapes back to back).
     const int ready = sh->idle + (rescue ? 0 : sh->in_pass);
     // At most one thread per collector plus one: more could only wait for a
     // busy collector.
-    if (sh->passes > ready && sh->threads.size() <= sh->slots.size()) {
+    if (ready == 0 && sh->threads.size() <= sh->slots.size()) {
       sh->threads.emplace_back(&CollectorRunner::PoolThread, sh);
     }
   }

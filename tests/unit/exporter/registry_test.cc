@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -197,6 +198,25 @@ TEST(CollectorRunnerTest, FastScrapesRunOnOnePooledThread) {
       EXPECT_NE(id, std::this_thread::get_id());
     }
   }
+}
+
+// Scrapes back to back: the next scrape's pass is asked for while the
+// thread that ran the last one is still leaving it. It was once counted
+// neither busy nor idle there, and a second thread started; a loaded host
+// preempted it in that window (FastScrapesRunOnOnePooledThread failed).
+TEST(CollectorRunnerTest, BackToBackScrapesNeverStartASecondThread) {
+  std::vector<std::thread::id> ids;
+  std::vector<CollectorRunner::Entry> e;
+  e.push_back({"c", std::make_unique<ThreadRecorder>(&ids)});
+  CollectorRunner runner(std::move(e), nullptr, std::chrono::minutes(10));
+  constexpr int kScrapes = 3000;
+  for (int scrape = 0; scrape < kScrapes; ++scrape) {
+    (void)runner.Gather(std::chrono::steady_clock::now() +
+                        std::chrono::minutes(60));
+  }
+  EXPECT_EQ(runner.PoolThreads(), 1u);
+  ASSERT_EQ(ids.size(), static_cast<std::size_t>(kScrapes));
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), ids[0]), kScrapes);
 }
 
 TEST(CollectorRunnerTest, HungCollectorDoesNotHoldTheOnesAfterIt) {
