@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spdlog/common.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,6 +32,8 @@ Result<std::unique_ptr<KmsgReader>> KmsgReader::Start(KmsgReaderOptions opts) {
   // seek (ESPIPE), which is fine: it only has what is written from now on.
   if (opts.seek_end) lseek(fd, 0, SEEK_END);
   std::unique_ptr<KmsgReader> r(new KmsgReader(std::move(opts), fd));
+  r->stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (r->stop_fd_ < 0) return Error::FromErrno("eventfd", errno);
   if (!r->opts_.host) {
     r->opts_.host = std::make_shared<host::HostModel>(
         host::HostModel::Options{r->opts_.sysfs_root});
@@ -47,26 +50,40 @@ KmsgReader::~KmsgReader() {
     stop_ = true;
   }
   wait_cv_.notify_all();
+  if (stop_fd_ >= 0) {
+    const std::uint64_t one = 1;
+    (void)!write(stop_fd_, &one, sizeof(one));
+  }
   if (thread_.joinable()) thread_.join();
+  if (stop_fd_ >= 0) close(stop_fd_);
   close(fd_);
+}
+
+void KmsgReader::Pause(std::chrono::milliseconds d) {
+  std::unique_lock lock(wait_mu_);
+  wait_cv_.wait_for(lock, d, [this] { return stop_.load(); });
 }
 
 void KmsgReader::Loop() {
   std::string buf(kBuf, '\0');
-  const int poll_ms = static_cast<int>(opts_.idle_wait.count());
   while (!stop_.load()) {
-    pollfd pfd{fd_, POLLIN, 0};
-    // Bounded so shutdown is noticed; a burst is drained in the inner loop.
-    if (poll(&pfd, 1, poll_ms) < 0 && errno != EINTR) {
+    pollfd pfd[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+    // No timeout: a new record or shutdown wakes it.
+    if (poll(pfd, 2, -1) < 0 && errno != EINTR) {
       log_.Log(spdlog::level::warn, "poll", "poll failed",
                Error::FromErrno("poll " + opts_.path, errno));
-    } else {
-      log_.Clear("poll");
+      Pause(opts_.idle_wait);
+      continue;
     }
+    log_.Clear("poll");
+    if (stop_.load()) break;
+    wakeups_.fetch_add(1, std::memory_order_relaxed);
     bool eof = false;
+    bool any = false;
     while (!stop_.load()) {
       const ssize_t n = read(fd_, buf.data(), buf.size());
       if (n > 0) {
+        any = true;
         HandleChunk(std::string_view(buf.data(), static_cast<std::size_t>(n)));
         log_.Clear("read");
         continue;
@@ -92,8 +109,9 @@ void KmsgReader::Loop() {
       break;
     }
     if (eof) {
-      std::unique_lock lock(wait_mu_);
-      wait_cv_.wait_for(lock, opts_.idle_wait, [this] { return stop_.load(); });
+      Pause(opts_.idle_wait);
+    } else if (any) {
+      Pause(opts_.coalesce);
     }
   }
 }

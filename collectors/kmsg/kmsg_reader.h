@@ -31,7 +31,14 @@ struct KmsgReaderOptions {
   // reader keeps one of its own on sysfs_root.
   std::shared_ptr<host::HostModel> host;
   bool seek_end = true;
-  std::chrono::milliseconds idle_wait{200};  // poll timeout / EOF back-off
+  // A plain file or a pipe without writers (no wake-up when data comes):
+  // how long to wait before reading again.
+  std::chrono::milliseconds idle_wait{200};
+  // After a burst of records, how long to wait before looking again: a log
+  // storm (a driver logging at every port query) costs at most 1000 /
+  // coalesce wake-ups a second, not one per record; the kernel keeps the
+  // records meanwhile.
+  std::chrono::milliseconds coalesce{100};
 };
 
 class KmsgReader {
@@ -51,6 +58,9 @@ class KmsgReader {
     return opts_.host;
   }
   [[nodiscard]] std::uint64_t lost() const;
+  // Times the thread woke to read (for tests: an idle log costs none, a
+  // storm one per `coalesce`).
+  [[nodiscard]] std::uint64_t wakeups() const { return wakeups_.load(); }
   // Count for one (device, pci, syndrome); for tests.
   [[nodiscard]] std::uint64_t CqErrors(const std::string& device,
                                        const std::string& pci,
@@ -62,13 +72,19 @@ class KmsgReader {
  private:
   KmsgReader(KmsgReaderOptions opts, int fd);
   void Loop();
+  // Sleeps `d` unless stopped first.
+  void Pause(std::chrono::milliseconds d);
   void HandleChunk(std::string_view chunk);
   std::string DeviceFor(const std::string& pci);
 
   KmsgReaderOptions opts_;
   int fd_;
+  // Written at shutdown: the thread sleeps in poll() with no timeout, so an
+  // idle kernel log costs no wake-ups.
+  int stop_fd_ = -1;
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> wakeups_{0};
   std::mutex wait_mu_;
   std::condition_variable wait_cv_;
   std::string pending_;  // partial line from a plain file or pipe

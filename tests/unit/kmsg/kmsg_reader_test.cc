@@ -154,6 +154,43 @@ TEST_F(KmsgReaderTest, DrainsABurstThroughAPipe) {
             static_cast<std::uint64_t>(kLines / 10));
 }
 
+// /dev/kmsg wakes a poller per record. The reader sleeps in poll() with no
+// timeout while the log is quiet, and after a burst waits `coalesce` before
+// looking again: a driver logging at every port query (rxe on a dummy
+// netdev: "speed is unknown") costs a few wake-ups a second, not one per
+// line.
+TEST_F(KmsgReaderTest, QuietLogCostsNoWakeupsAndAStormFewPerCoalesce) {
+  const fs::path fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto o = Opts(fifo, true);
+  o.coalesce = std::chrono::milliseconds(100);
+  auto r = KmsgReader::Start(o);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  const int w = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(w, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ((*r)->wakeups(), 0u);  // a writer, but nothing written
+
+  constexpr int kRecords = 200;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < kRecords; ++i) {
+    const std::string line =
+        "rxe: dummy" + std::to_string(i) + " speed is unknown\n";
+    ASSERT_EQ(write(w, line.data(), line.size()),
+              static_cast<ssize_t>(line.size()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(Eventually([&] { return (*r)->records() == kRecords; }))
+      << (*r)->records();
+  const auto spent = std::chrono::steady_clock::now() - t0;
+  // One wake-up per started 100 ms of the storm (and one to spare), however
+  // slowly a loaded host ran the writer; one per record without coalescing.
+  const auto bound =
+      static_cast<std::uint64_t>(spent / std::chrono::milliseconds(100) + 2);
+  EXPECT_LE((*r)->wakeups(), bound) << "in " << spent.count() << " ns";
+  close(w);
+}
+
 TEST_F(KmsgReaderTest, MissingLogIsAnError) {
   auto r = KmsgReader::Start(Opts(dir_ / "absent", true));
   ASSERT_FALSE(r.ok());
