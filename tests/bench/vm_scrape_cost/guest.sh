@@ -123,6 +123,20 @@ if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
   perf report -i /tmp/perf.data --stdio --children --sort sym \
     --percent-limit 2 -g none >"$VMOUT/perf-children.txt" 2>/dev/null || true
   say "perf profile in $VMOUT/perf.txt"
+  # Kernel crossings: syscalls by kind over 50 scrapes of that exporter and
+  # over 50 floor rounds (perf trace -s), so extra requests or reads show
+  # as counts, not only as time.
+  perf trace -s -o "$VMOUT/syscalls-exporter.txt" -p "$ppid" \
+    2>"$VMOUT/perf-trace.err" &
+  trace_pid=$!
+  usleep 500000
+  rnic_vm_scrape_cpu --pid "$ppid" --port "$pport" --scrapes 50 \
+    --warmup 0 --no-idle >/dev/null || true
+  usleep 200000
+  kill -INT "$trace_pid" 2>/dev/null || true
+  wait "$trace_pid" || true
+  perf trace -s -o "$VMOUT/syscalls-floor.txt" -- rnic_floor --rounds 50 --part all \
+    >/dev/null 2>>"$VMOUT/perf-trace.err" || true
 fi
 
 # Idle: every exporter left alone for 10 s; the table subtracts that rate.
