@@ -137,7 +137,7 @@ LazyDir::~LazyDir() {
 int LazyDir::get() {
   if (fd_ < 0 && err_ == 0) {
     const int base = parent_ ? parent_->get() : parent_fd_;
-    if (base < 0) {
+    if (base < 0 && base != AT_FDCWD) {
       err_ = errno;
     } else {
       fd_ = OpenDirAt(base, rel_, /*listable=*/false);
@@ -181,16 +181,13 @@ Status SysfsSource::Read(const ReadOptions& options,
   const auto snap = own_model_ ? model_->Refresh() : model_->Current();
   std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> next;
   next.reserve(snap->devices.size());
-  Fd classfd(OpenDirAt(AT_FDCWD, class_dir_.c_str(), /*listable=*/false));
-  if (!classfd.ok()) {
-    cache_.clear();
-    return Status::Ok();  // no RDMA devices (or none left) on this host
-  }
+  // Opened only if a file is not held open yet: a steady scrape opens none.
+  LazyDir classdir(nullptr, AT_FDCWD, class_dir_.c_str());
   for (const auto& mdev : snap->devices) {
     if (!mdev->in_sysfs) continue;
     const std::string& name = mdev->name;
     if (accept && !accept(name)) continue;
-    LazyDir devdir(nullptr, classfd.get(), name.c_str());
+    LazyDir devdir(&classdir, -1, name.c_str());
 
     std::unique_ptr<DeviceSnapshot> dev;
     if (auto it = cache_.find(name); it != cache_.end()) {

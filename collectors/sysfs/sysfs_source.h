@@ -130,8 +130,9 @@ using ReadFileFn =
 long ReadFileAt(int dirfd, std::string_view dir, const char* name, char* buf,
                 std::size_t cap);
 
-// A directory opened only when a read needs it (most reads go through kept
-// descriptors and need no directory at all).
+// A directory opened (O_PATH) only when a read needs it (most reads go
+// through kept descriptors and need no directory at all): `rel` of the
+// parent LazyDir, or of `parent_fd` (AT_FDCWD: a path) without one.
 class LazyDir {
  public:
   LazyDir(LazyDir* parent, int parent_fd, const char* rel)
