@@ -2,7 +2,7 @@
 // scrape exports, as a floor to compare the exporter with (issue 9, target 1).
 //
 //   rnic_floor [--rounds N] [--part all|port|res]
-//   rnic_floor [--rounds N] --part files --files-of PID
+//   rnic_floor [--rounds N] --part files --files-of PID [--under DIR]
 //
 // Devices and ports are found once, before the clock starts (one GET dump).
 // Then each round does exactly: per port STAT_GET and PORT_GET (doit), per
@@ -16,6 +16,9 @@
 // pread at offset 0 of every file under /sys that process PID (the exporter,
 // after a scrape) holds open: sysfs counters, carrier counts, MTU, PCIe link
 // and AER. The floor tool opens them itself once, before the clock starts.
+// --under DIR takes the files under DIR instead of /sys: a fixture tree the
+// exporter reads with --path.sysfs, for the floor of a sysfs-only scrape on
+// the host (issue 9, targets 2 and 3).
 // Prints one line of key=value pairs. A benchmark: it reports, never asserts.
 #include <dirent.h>
 #include <fcntl.h>
@@ -187,7 +190,7 @@ class Meter {
 };
 
 // The files under /sys that `pid` holds open, opened here too.
-std::vector<int> OpenFilesOf(const std::string& pid) {
+std::vector<int> OpenFilesOf(const std::string& pid, const std::string& under) {
   std::vector<int> fds;
   const std::string dir = "/proc/" + pid + "/fd";
   DIR* d = opendir(dir.c_str());
@@ -202,7 +205,7 @@ std::vector<int> OpenFilesOf(const std::string& pid) {
     const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
     if (n <= 0) continue;
     target[n] = '\0';
-    if (std::strncmp(target, "/sys/", 5) != 0) continue;
+    if (std::strncmp(target, under.c_str(), under.size()) != 0) continue;
     const int fd = open(target, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) fds.push_back(fd);
   }
@@ -210,8 +213,8 @@ std::vector<int> OpenFilesOf(const std::string& pid) {
   return fds;
 }
 
-int RunFiles(int rounds, const std::string& pid) {
-  const std::vector<int> fds = OpenFilesOf(pid);
+int RunFiles(int rounds, const std::string& pid, const std::string& under) {
+  const std::vector<int> fds = OpenFilesOf(pid, under);
   char buf[4096];
   long bytes = 0;
   const Meter m;
@@ -274,6 +277,7 @@ int main(int argc, char** argv) {
   int rounds = 100;
   std::string part = "all";
   std::string pid;
+  std::string under = "/sys/";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--rounds" && i + 1 < argc) {
@@ -286,6 +290,11 @@ int main(int argc, char** argv) {
       part = argv[++i];
     } else if (a == "--files-of" && i + 1 < argc) {
       pid = argv[++i];
+    } else if (a == "--under" && i + 1 < argc) {
+      // A directory: "/dev/shm/sys256" takes what lies under it, not
+      // "/dev/shm/sys2560".
+      under = argv[++i];
+      if (under.empty() || under.back() != '/') under += '/';
     } else {
       rounds = 0;
       break;
@@ -295,9 +304,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rnic_floor [--rounds N] [--part all|port|res]\n"
                  "       rnic_floor [--rounds N] --part files --files-of "
-                 "PID\n");
+                 "PID [--under DIR]\n");
     return 2;
   }
-  if (part == "files") return rnic::floor::RunFiles(rounds, pid);
+  if (part == "files") return rnic::floor::RunFiles(rounds, pid, under);
   return rnic::floor::Run(rounds, part);
 }
