@@ -423,19 +423,15 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
         }
       }
       if (failed > 0) all_ok = false;
+      const LabelSetPtr labels =
+          LabelSet::Make({{"device", p.local.device},
+                          {"remote_device", p.remote.device},
+                          {"operation", probe::OperationName(op)}});
       if (n > 0) {
-        const LabelSetPtr labels =
-            LabelSet::Make({{"device", p.local.device},
-                            {"remote_device", p.remote.device},
-                            {"operation", probe::OperationName(op)}});
         out.Add(families::kProbeRtt, labels, sum / n);
         out.Add(families::kProbeRttMin, labels, min);
       }
-      out.Add(families::kProbeFailures,
-              {{"device", p.local.device},
-               {"remote_device", p.remote.device},
-               {"operation", probe::OperationName(op)}},
-              failed);
+      out.Add(families::kProbeFailures, labels, failed);
     }
   }
   out.Add(families::kProbeSuccess, {}, all_ok ? 1 : 0);

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -79,14 +78,12 @@ class KmsgReader {
 
   KmsgReaderOptions opts_;
   int fd_;
-  // Written at shutdown: the thread sleeps in poll() with no timeout, so an
-  // idle kernel log costs no wake-ups.
+  // Written at shutdown: it ends the thread's poll() (no timeout, so an idle
+  // kernel log costs no wake-ups) and its pauses alike.
   int stop_fd_ = -1;
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> wakeups_{0};
-  std::mutex wait_mu_;
-  std::condition_variable wait_cv_;
   std::string pending_;  // partial line from a plain file or pipe
   LogOnce log_{"kmsg"};  // a failing poll or read is logged once, not per loop
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -293,7 +294,9 @@ int main(int argc, char** argv) {
     } else if (a == "--under" && i + 1 < argc) {
       // A directory: "/dev/shm/sys256" takes what lies under it, not
       // "/dev/shm/sys2560".
-      under = argv[++i];
+      // The links in /proc/PID/fd are absolute and resolved.
+      char real[PATH_MAX];
+      under = realpath(argv[++i], real) != nullptr ? real : argv[i];
       if (under.empty() || under.back() != '/') under += '/';
     } else {
       rounds = 0;
