@@ -1,5 +1,6 @@
 #include "exporter/registry.h"
 
+#include <pthread.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -134,6 +135,9 @@ struct CollectorRunner::Shared {
 };
 
 void CollectorRunner::PoolThread(const std::shared_ptr<Shared>& sh) {
+  // Named apart from the HTTP thread that started it (the name is inherited):
+  // traces and top -H tell collection from serving.
+  pthread_setname_np(pthread_self(), "rnic-collect");
   std::unique_lock<std::mutex> lk(sh->mu);
   for (;;) {
     // Leaving a pass and becoming idle is one step under the lock: between

@@ -59,10 +59,14 @@ class LibnlTransport final : public NetlinkTransport {
   // timeout or, with MSG_DONTWAIT, an empty queue; EMSGSIZE when it was
   // larger than buf_, which then grows: the datagram is lost).
   long Receive(int flags = 0);
+  // Encodes `req` into out_ with these flags and sequence number.
+  void Encode(const Request& req, int flags, std::uint32_t seq);
   nl_sock* sock_;
   Tap tap_;
   // NLMSG_GOODSIZE, or the largest datagram seen if that was larger.
   std::vector<std::uint8_t> buf_;
+  // The request being sent, kept across exchanges (capacity reused).
+  std::vector<std::uint8_t> out_;
 };
 
 }  // namespace rnic::nl

@@ -122,6 +122,14 @@ if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
     --percent-limit 0.3 -g none >"$VMOUT/perf.txt" 2>"$VMOUT/perf-report.err" || true
   perf report -i /tmp/perf.data --stdio --children --sort sym \
     --percent-limit 2 -g none >"$VMOUT/perf-children.txt" 2>/dev/null || true
+  # Kernel against user space, per thread and per library: the floor's
+  # profile below has the same kernel work, so the difference is ours.
+  perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso \
+    --percent-limit 0.2 -g none >"$VMOUT/perf-dso.txt" 2>/dev/null || true
+  perf record -e cpu-clock -F 499 -g -o /tmp/perf-floor.data -- \
+    rnic_floor --rounds 200 --part all >/dev/null 2>"$VMOUT/perf-floor.err" || true
+  perf report -i /tmp/perf-floor.data --stdio --no-children --sort dso,sym \
+    --percent-limit 0.3 -g none >"$VMOUT/perf-floor.txt" 2>/dev/null || true
   say "perf profile in $VMOUT/perf.txt"
   # Kernel crossings: syscalls by kind over 50 scrapes of that exporter and
   # over 50 floor rounds (perf trace -s), so extra requests or reads show
