@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collectors/common/metric_set.h"
@@ -34,6 +36,8 @@ class ScratchSysfs {
         std::filesystem::is_directory("/dev/shm", ec)
             ? std::filesystem::path("/dev/shm")
             : std::filesystem::temp_directory_path();
+    static std::once_flag swept;
+    std::call_once(swept, [&] { SweepDead(base); });
     root_ = base / ("rnic_sysfs_" + std::to_string(::getpid()) + "_" +
                     std::to_string(seq++));
     std::filesystem::remove_all(root_);
@@ -53,6 +57,25 @@ class ScratchSysfs {
   void Write(const std::string& rel, const std::string& content) const;
 
  private:
+  // Copies left by test processes that died before their destructors ran
+  // (a crash, a ctest timeout): 3 MiB each in /dev/shm, which would fill
+  // up over many runs on one machine.
+  static void SweepDead(const std::filesystem::path& base) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(base, ec)) {
+      const std::string name = e.path().filename().string();
+      constexpr std::string_view kPrefix = "rnic_sysfs_";
+      if (name.rfind(kPrefix, 0) != 0) continue;
+      const std::string pid = name.substr(
+          kPrefix.size(), name.find('_', kPrefix.size()) - kPrefix.size());
+      if (pid.empty() ||
+          pid.find_first_not_of("0123456789") != std::string::npos ||
+          std::filesystem::exists("/proc/" + pid, ec)) {
+        continue;
+      }
+      std::filesystem::remove_all(e.path(), ec);
+    }
+  }
   std::filesystem::path root_;
 };
 
