@@ -46,14 +46,14 @@ class CarrierCollector final : public Collector {
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
     const auto snap = own_model_ ? model_->Refresh() : model_->Current();
-    std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       for (const host::Port& p : devp->ports) {
         if (p.netdev.empty() || !p.netdev_visible) continue;
-        const std::string key = devp->name + "/" + p.label;
-        alive.insert(key);
-        if (ctx.Expired()) continue;
-        PortState& ps = ports_[key];
+        if (ctx.Expired()) break;
+        key_.assign(devp->name).append("/").append(p.label);
+        auto it = ports_.find(key_);
+        if (it == ports_.end()) it = ports_.emplace(key_, PortState{}).first;
+        PortState& ps = it->second;
         if (ps.netdev != p.netdev || !ps.labels) {
           // New port, or its netdev renamed: new labels, files opened anew.
           ps = PortState{};
@@ -66,6 +66,18 @@ class CarrierCollector final : public Collector {
         }
         for (std::size_t i = 0; i < std::size(kFiles); ++i) {
           Read(ps, ps.files[i], kFiles[i], out);
+        }
+      }
+    }
+    // Ports the model no longer has leave no state behind (looked at only
+    // when the model changed).
+    if (snap->generation == pruned_generation_) return Status::Ok();
+    pruned_generation_ = snap->generation;
+    std::set<std::string, std::less<>> alive;
+    for (const auto& devp : snap->devices) {
+      for (const host::Port& p : devp->ports) {
+        if (!p.netdev.empty() && p.netdev_visible) {
+          alive.insert(devp->name + "/" + p.label);
         }
       }
     }
@@ -123,6 +135,8 @@ class CarrierCollector final : public Collector {
   std::shared_ptr<host::HostModel> model_;
   bool own_model_ = false;
   std::map<std::string, PortState, std::less<>> ports_;  // "device/port"
+  std::string key_;  // the lookup key, kept to reuse its buffer
+  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
   LogOnce log_{"carrier"};
 };
 

@@ -44,11 +44,9 @@ class PcieCollector final : public Collector {
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
     const auto snap = own_model_ ? model_->Refresh() : model_->Current();
-    std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       const host::Device& dev = *devp;
-      alive.insert(dev.name);
-      if (ctx.Expired()) continue;
+      if (ctx.Expired()) break;
       // rxe and siw sit on their parent netdev's function.
       const std::string& pci =
           dev.pci_address.empty() ? dev.parent_pci_address : dev.pci_address;
@@ -60,6 +58,12 @@ class PcieCollector final : public Collector {
       Link(fn, out);
       Aer(fn, out);
     }
+    // Devices the model no longer has leave no state behind (looked at
+    // only when the model changed).
+    if (snap->generation == pruned_generation_) return Status::Ok();
+    pruned_generation_ = snap->generation;
+    std::set<std::string, std::less<>> alive;
+    for (const auto& devp : snap->devices) alive.insert(devp->name);
     std::erase_if(fns_,
                   [&](const auto& kv) { return !alive.contains(kv.first); });
     log_.ClearIf([&](std::string_view k) {
@@ -194,6 +198,7 @@ class PcieCollector final : public Collector {
   std::shared_ptr<host::HostModel> model_;
   bool own_model_ = false;
   std::map<std::string, Function, std::less<>> fns_;  // by device name
+  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
   LogOnce log_{"pcie"};
 };
 

@@ -258,15 +258,18 @@ class RoceCollector final : public Collector {
           device_done = true;
           DeviceFacts(dev, out);
         }
-        const std::string key = dev.name + "/" + p.label;
+        // Built in kept buffers: no allocation per port and scrape.
+        key_.assign(dev.name).append("/").append(p.label);
+        log_key_.assign("netdev/").append(key_);
+        const std::string& key = key_;
         if (p.netdev.empty()) {
-          log_.Log(spdlog::level::warn, "netdev/" + key,
+          log_.Log(spdlog::level::warn, log_key_,
                    "no netdev found for RoCE port; its RoCE metrics are "
                    "skipped",
                    {{"device", dev.name}, {"port", p.label}});
           continue;
         }
-        log_.Clear("netdev/" + key);
+        log_.Clear(log_key_);
         // Gone, or in another network namespace: nothing of it is readable
         // here, and held files would read a removed netdev's last values.
         if (!p.netdev_visible) continue;
@@ -283,7 +286,9 @@ class RoceCollector final : public Collector {
     }
     // What the model no longer has leaves no state behind: a removed or
     // renamed device, port or netdev. (Decided from the model, not from
-    // what this scrape got to before its deadline.)
+    // what this scrape got to before its deadline; only when it changed.)
+    if (snap->generation == pruned_generation_) return Status::Ok();
+    pruned_generation_ = snap->generation;
     std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       alive.insert(devp->name);
@@ -504,6 +509,8 @@ class RoceCollector final : public Collector {
   std::shared_ptr<host::HostModel> model_;
   bool own_model_ = false;
   std::uint64_t generation_ = 0;
+  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
+  std::string key_, log_key_;  // per-port keys, buffers kept across scrapes
   NodeCpuCache node_cpus_{src_.sysfs};
   std::map<std::string, PortState, std::less<>> ports_;  // "device/port"
   LogOnce log_{"roce"};

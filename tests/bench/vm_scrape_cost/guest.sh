@@ -126,6 +126,14 @@ if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
   # profile below has the same kernel work, so the difference is ours.
   perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso \
     --percent-limit 0.2 -g none >"$VMOUT/perf-dso.txt" 2>/dev/null || true
+  # User space of each thread, by function, self and with its callees.
+  for comm in rnic-collect civetweb-worker; do
+    perf report -i /tmp/perf.data --stdio --no-children --comms "$comm" \
+      --dsos rnic_exporter,libc.so.6,libstdc++.so.6,libcivetweb.so.1 \
+      --sort sym --percent-limit 0.1 -g none >"$VMOUT/perf-user-$comm.txt" 2>/dev/null || true
+    perf report -i /tmp/perf.data --stdio --children --comms "$comm" \
+      --sort sym --percent-limit 1 -g none >"$VMOUT/perf-children-$comm.txt" 2>/dev/null || true
+  done
   perf record -e cpu-clock -F 499 -g -o /tmp/perf-floor.data -- \
     rnic_floor --rounds 200 --part all >/dev/null 2>"$VMOUT/perf-floor.err" || true
   perf report -i /tmp/perf-floor.data --stdio --no-children --sort dso,sym \
