@@ -99,10 +99,6 @@ constexpr std::array<AttrKind, kAttrKnownEnd> MakePolicy() {
 
 constexpr std::array<AttrKind, kAttrKnownEnd> kPolicy = MakePolicy();
 
-// Netlink attribute header (struct nlattr), flags masked off the type.
-constexpr std::uint16_t kTypeMask =
-    static_cast<std::uint16_t>(~(NLA_F_NESTED | NLA_F_NET_BYTEORDER));
-
 bool LengthFits(AttrKind kind, std::size_t len, const std::uint8_t* data) {
   switch (kind) {
     case AttrKind::kU8:
@@ -118,27 +114,6 @@ bool LengthFits(AttrKind kind, std::size_t len, const std::uint8_t* data) {
     default:
       return true;
   }
-}
-
-// Steps over `len` bytes of attributes, calling fn(type, view) for each.
-template <typename Fn>
-Status Walk(const std::uint8_t* data, std::size_t len, Fn&& fn) {
-  std::size_t off = 0;
-  while (off + NLA_HDRLEN <= len) {
-    nlattr hdr;
-    std::memcpy(&hdr, data + off, sizeof(hdr));
-    if (hdr.nla_len < NLA_HDRLEN || hdr.nla_len > len - off) {
-      return Error{"netlink: bad attribute length", EBADMSG};
-    }
-    AttrView view{data + off + NLA_HDRLEN,
-                  static_cast<std::uint16_t>(hdr.nla_len - NLA_HDRLEN)};
-    Status st = fn(static_cast<std::uint16_t>(hdr.nla_type & kTypeMask), view);
-    if (!st.ok()) return st;
-    off += NLA_ALIGN(hdr.nla_len);
-  }
-  // Fewer than a header's worth of trailing bytes is padding; anything a
-  // header could start in but does not fit was caught above.
-  return Status::Ok();
 }
 
 }  // namespace
@@ -165,20 +140,24 @@ Status Attrs::ParseMessage(const nlmsghdr& msg) {
 Status Attrs::ParseNested(AttrView nest) { return Parse(nest.data, nest.len); }
 
 Status Attrs::Parse(const std::uint8_t* data, std::size_t len) {
-  seen_.fill(false);
-  return Walk(data, len, [&](std::uint16_t type, AttrView view) -> Status {
-    const AttrKind kind =
-        type < policy_.size() ? policy_[type] : AttrKind::kUnknown;
-    if (kind == AttrKind::kUnknown) return Status::Ok();  // newer kernel
-    if (!LengthFits(kind, view.len, view.data)) {
-      return Error{
-          "netlink: attribute " + std::to_string(type) + " has a bad payload",
-          EBADMSG};
-    }
-    attrs_[type] = view;
-    seen_[type] = true;
-    return Status::Ok();
-  });
+  if (++parse_ == 0) {  // wrapped: forget every earlier parse
+    seen_.fill(0);
+    parse_ = 1;
+  }
+  return detail::WalkAttrs(
+      data, len, [&](std::uint16_t type, AttrView view) -> Status {
+        const AttrKind kind =
+            type < policy_.size() ? policy_[type] : AttrKind::kUnknown;
+        if (kind == AttrKind::kUnknown) return Status::Ok();  // newer kernel
+        if (!LengthFits(kind, view.len, view.data)) {
+          return Error{"netlink: attribute " + std::to_string(type) +
+                           " has a bad payload",
+                       EBADMSG};
+        }
+        attrs_[type] = Slot{view.data, view.len};
+        seen_[type] = parse_;
+        return Status::Ok();
+      });
 }
 
 std::optional<std::uint8_t> Attrs::U8(std::uint16_t type) const {
@@ -215,18 +194,12 @@ std::optional<std::string_view> Attrs::Str(std::uint16_t type) const {
 
 std::optional<AttrView> Attrs::Nested(std::uint16_t type) const {
   if (!Is(type, AttrKind::kNested)) return std::nullopt;
-  return attrs_[type];
+  return AttrView{attrs_[type].data, attrs_[type].len};
 }
 
 std::optional<AttrView> Attrs::Binary(std::uint16_t type) const {
   if (!Is(type, AttrKind::kBinary)) return std::nullopt;
-  return attrs_[type];
-}
-
-Status ForEachNested(
-    AttrView nest,
-    const std::function<Status(std::uint16_t type, AttrView)>& fn) {
-  return Walk(nest.data, nest.len, fn);
+  return AttrView{attrs_[type].data, attrs_[type].len};
 }
 
 }  // namespace rnic::nl

@@ -62,6 +62,30 @@ TEST(NetlinkAttrs, UnknownAttributesAreIgnored) {
   EXPECT_FALSE(a.Has(kAttrPortIndex));
 }
 
+// One Attrs parses message after message (a dump's entries): what an
+// earlier parse set is gone in the next, and a fresh one has nothing, also
+// after its parse counter wraps.
+TEST(NetlinkAttrs, EachParseForgetsTheLast) {
+  Attrs a;
+  EXPECT_FALSE(a.Has(kAttrDevIndex));
+  EXPECT_FALSE(a.U32(kAttrDevIndex));
+  Msg with(kCmdGet);
+  with.U32(kAttrDevIndex, 7).Str(kAttrDevName, "rxe0");
+  Msg without(kCmdGet);
+  without.Str(kAttrDevName, "rxe1");
+  const auto b1 = with.Bytes();
+  const auto b2 = without.Bytes();
+  const auto& m1 = *reinterpret_cast<const nlmsghdr*>(b1.data());
+  const auto& m2 = *reinterpret_cast<const nlmsghdr*>(b2.data());
+  for (int i = 0; i < 70000; ++i) {  // past 65535 parses: the counter wraps
+    ASSERT_TRUE(a.ParseMessage(m1).ok());
+    ASSERT_EQ(a.U32(kAttrDevIndex), 7u) << i;
+    ASSERT_TRUE(a.ParseMessage(m2).ok());
+    ASSERT_FALSE(a.Has(kAttrDevIndex)) << i;
+    ASSERT_EQ(a.Str(kAttrDevName), "rxe1");
+  }
+}
+
 TEST(NetlinkAttrs, WrongPayloadSizeIsAnError) {
   Msg m(kCmdGet);
   m.U8(kAttrDevIndex, 1);  // u32 expected
