@@ -8,7 +8,7 @@ namespace rnic::nl {
 
 void PartSwitch::Disable(std::string_view part, std::uint32_t dev_index,
                          std::string_view dev_name, const Error& why) {
-  if (!disabled_.emplace(Key(part, dev_index)).second) return;
+  if (!disabled_.emplace(std::string(part), dev_index).second) return;
   const std::string err = why.ToString();
   LogEvent(spdlog::level::info, log_.collector(),
            "part disabled: the kernel does not support it",

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "collectors/common/log_once.h"
 #include "collectors/common/result.h"
@@ -33,9 +34,10 @@ namespace rnic::nl {
 class PartSwitch {
  public:
   explicit PartSwitch(std::string collector) : log_(std::move(collector)) {}
+  // Asked for every port and part at every scrape: no key is built.
   [[nodiscard]] bool Enabled(std::string_view part,
                              std::uint32_t dev_index) const {
-    return !disabled_.contains(Key(part, dev_index));
+    return !disabled_.contains(KeyView{part, dev_index});
   }
   // Turns `part` of this registration of the device off; logs one line.
   void Disable(std::string_view part, std::uint32_t dev_index,
@@ -44,11 +46,17 @@ class PartSwitch {
   [[nodiscard]] LogOnce& log() { return log_; }
 
  private:
-  [[nodiscard]] static std::string Key(std::string_view part,
-                                       std::uint32_t dev_index) {
-    return std::string(part) + ":" + std::to_string(dev_index);
-  }
-  std::set<std::string, std::less<>> disabled_;
+  using Key = std::pair<std::string, std::uint32_t>;  // part, device index
+  using KeyView = std::pair<std::string_view, std::uint32_t>;
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      const int c = std::string_view(a.first).compare(b.first);
+      return c < 0 || (c == 0 && a.second < b.second);
+    }
+  };
+  std::set<Key, KeyLess> disabled_;
   LogOnce log_;
 };
 
