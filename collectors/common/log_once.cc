@@ -70,7 +70,7 @@ bool LogOnce::Log(spdlog::level::level_enum level, std::string_view key,
                   long fingerprint) {
   {
     std::lock_guard<std::mutex> g(mu_);
-    auto it = seen_.find(std::string(key));
+    auto it = seen_.find(key);
     if (it != seen_.end() && it->second == fingerprint) return false;
     seen_.insert_or_assign(std::string(key), fingerprint);
   }
@@ -86,12 +86,13 @@ bool LogOnce::Log(spdlog::level::level_enum level, std::string_view key,
 
 void LogOnce::Clear(std::string_view key) {
   std::lock_guard<std::mutex> g(mu_);
-  seen_.erase(std::string(key));
+  if (seen_.empty()) return;
+  if (auto it = seen_.find(key); it != seen_.end()) seen_.erase(it);
 }
 
 bool LogOnce::Seen(std::string_view key) const {
   std::lock_guard<std::mutex> g(mu_);
-  return seen_.contains(std::string(key));
+  return seen_.contains(key);
 }
 
 }  // namespace rnic

@@ -10,6 +10,7 @@
 
 #include <spdlog/common.h>
 
+#include <functional>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -61,7 +62,15 @@ class LogOnce {
  private:
   std::string collector_;
   mutable std::mutex mu_;  // the probe logs from several threads
-  std::unordered_map<std::string, long> seen_;
+  // Looked up by string_view: Clear() runs for every port at every scrape,
+  // and building a std::string key for it allocated each time.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
+  std::unordered_map<std::string, long, Hash, std::equal_to<>> seen_;
 };
 
 }  // namespace rnic
