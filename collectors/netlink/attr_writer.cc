@@ -7,11 +7,12 @@
 namespace rnic::nl {
 
 void AttrWriter::Put(std::uint16_t type, const void* data, std::size_t len) {
-  const std::size_t off = buf_.size();
+  std::vector<std::uint8_t>& buf = *buf_;
+  const std::size_t off = buf.size();
   const nlattr hdr{static_cast<std::uint16_t>(NLA_HDRLEN + len), type};
-  buf_.resize(off + NLA_ALIGN(NLA_HDRLEN + len), 0);
-  std::memcpy(buf_.data() + off, &hdr, sizeof(hdr));
-  if (len > 0) std::memcpy(buf_.data() + off + NLA_HDRLEN, data, len);
+  buf.resize(off + NLA_ALIGN(NLA_HDRLEN + len), 0);
+  std::memcpy(buf.data() + off, &hdr, sizeof(hdr));
+  if (len > 0) std::memcpy(buf.data() + off + NLA_HDRLEN, data, len);
 }
 
 void AttrWriter::PutString(std::uint16_t type, std::string_view s) {
@@ -21,14 +22,14 @@ void AttrWriter::PutString(std::uint16_t type, std::string_view s) {
 }
 
 std::size_t AttrWriter::BeginNest(std::uint16_t type) {
-  const std::size_t off = buf_.size();
+  const std::size_t off = buf_->size();
   Put(static_cast<std::uint16_t>(type | NLA_F_NESTED), nullptr, 0);
   return off;
 }
 
 void AttrWriter::EndNest(std::size_t token) {
-  const auto len = static_cast<std::uint16_t>(buf_.size() - token);
-  std::memcpy(buf_.data() + token, &len, sizeof(len));
+  const auto len = static_cast<std::uint16_t>(buf_->size() - token);
+  std::memcpy(buf_->data() + token, &len, sizeof(len));
 }
 
 }  // namespace rnic::nl

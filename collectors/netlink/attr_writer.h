@@ -13,6 +13,13 @@ namespace rnic::nl {
 
 class AttrWriter {
  public:
+  AttrWriter() = default;
+  // Appends to `out` instead of a buffer of its own (the transport encodes
+  // a whole request into one kept buffer).
+  explicit AttrWriter(std::vector<std::uint8_t>& out) : buf_(&out) {}
+  AttrWriter(const AttrWriter&) = delete;
+  AttrWriter& operator=(const AttrWriter&) = delete;
+
   void PutU8(std::uint16_t type, std::uint8_t v) { Put(type, &v, sizeof(v)); }
   void PutU16(std::uint16_t type, std::uint16_t v) { Put(type, &v, sizeof(v)); }
   void PutU32(std::uint16_t type, std::uint32_t v) { Put(type, &v, sizeof(v)); }
@@ -26,12 +33,13 @@ class AttrWriter {
   [[nodiscard]] std::size_t BeginNest(std::uint16_t type);
   void EndNest(std::size_t token);
 
-  [[nodiscard]] std::vector<std::uint8_t> Take() && { return std::move(buf_); }
-  [[nodiscard]] const std::vector<std::uint8_t>& bytes() const { return buf_; }
+  [[nodiscard]] std::vector<std::uint8_t> Take() && { return std::move(*buf_); }
+  [[nodiscard]] const std::vector<std::uint8_t>& bytes() const { return *buf_; }
 
  private:
   void Put(std::uint16_t type, const void* data, std::size_t len);
-  std::vector<std::uint8_t> buf_;
+  std::vector<std::uint8_t> own_;
+  std::vector<std::uint8_t>* buf_ = &own_;
 };
 
 }  // namespace rnic::nl

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "collectors/netlink/attr_writer.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
 
 namespace rnic::nl {
@@ -115,13 +116,8 @@ void LibnlTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
     out_.resize(NLMSG_ALIGN(out_.size()), 0);
   };
   if (!req.header.empty()) append(req.header.data(), req.header.size());
-  for (const auto& [type, value] : req.u32_attrs) {
-    std::uint8_t a[NLA_HDRLEN + sizeof(std::uint32_t)];
-    const nlattr h{static_cast<std::uint16_t>(sizeof a), type};
-    std::memcpy(a, &h, sizeof h);
-    std::memcpy(a + NLA_HDRLEN, &value, sizeof value);
-    append(a, sizeof a);
-  }
+  AttrWriter attrs(out_);  // appends: the header above is aligned
+  for (const auto& [type, value] : req.u32_attrs) attrs.PutU32(type, value);
   if (!req.attrs.empty()) append(req.attrs.data(), req.attrs.size());
   nlmsghdr h{};
   h.nlmsg_len = static_cast<std::uint32_t>(out_.size());
