@@ -30,7 +30,7 @@ start_exporter $FLAGS
 signal "$VM_NAME-up"
 
 if [ "$VM_NAME" = client ]; then
-  wait_for delay-on 200 || fail "host never asked for the delay"
+  wait_for delay-on 420 || fail "host never asked for the delay"
   # What the delay really adds here, by another tool over the same qdisc:
   # netem releases packets on a timer, and on a loaded host a TCG guest's
   # timers fire late, so 2 ms of netem can add more. Measured as the probe
@@ -51,7 +51,7 @@ if [ "$VM_NAME" = client ]; then
   after=$(ping_gap)
   say "ping, lowest over eth0 less lowest over eth2: $before ms, with netem delay 2ms: $after ms"
   signal delay-is-on "$before $after"
-  wait_for delay10-on 200 || fail "host never asked for 10 ms of delay"
+  wait_for delay10-on 420 || fail "host never asked for 10 ms of delay"
   tc qdisc change dev eth0 root netem delay 10ms || fail "tc netem delay 10ms"
   after=$(ping_gap)
   say "ping, lowest over eth0 less lowest over eth2, with netem delay 10ms: $after ms"
