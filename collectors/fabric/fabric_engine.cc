@@ -25,6 +25,9 @@ double UnixNow() {
 // it failed (a peer whose exporter restarts is found again quickly).
 constexpr std::chrono::milliseconds kExchangeRetry{5000};
 constexpr std::chrono::milliseconds kExchangeTimeout{2000};
+// How long a /probe request waits for a round already running: a round is
+// tens to hundreds of milliseconds, scrape timeouts are seconds.
+constexpr std::chrono::milliseconds kProbeQueueWait{1000};
 
 }  // namespace
 
@@ -351,10 +354,10 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
     reply.body = target.error().message + "\n";
     return reply;
   }
-  std::unique_lock busy(on_demand_, std::try_to_lock);
-  if (!busy.owns_lock()) {
+  std::unique_lock busy(on_demand_, std::defer_lock);
+  if (!busy.try_lock_for(kProbeQueueWait)) {
     reply.status = 503;
-    reply.body = "another /probe round is running\n";
+    reply.body = "another /probe round is still running\n";
     return reply;
   }
   const auto start = Clock::now();

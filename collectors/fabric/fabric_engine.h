@@ -107,7 +107,11 @@ class FabricEngine {
   std::map<std::string, Remote> remotes_;
 
   std::map<LinkKey, LinkState> links_;  // engine thread only
-  std::mutex on_demand_;                // one /probe round at a time
+  // One /probe round at a time; a request that finds one running waits for
+  // it up to kProbeQueueWait (Prometheus scrapes several /probe targets of
+  // one exporter at overlapping moments: refusing at once failed whichever
+  // came second, every time when their scrape offsets were close).
+  std::timed_mutex on_demand_;
   LogOnce log_{"fabric"};
 };
 

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <thread>
+#include <utility>
 
 namespace rnic::fabric {
 namespace {
@@ -96,6 +99,52 @@ TEST(FabricEngineTest, PairsFromTheExchangeAreProbedAndCounted) {
             std::to_string(static_cast<double>(cfg.iterations)));
   req.query_ok = false;
   EXPECT_EQ(engine.ProbeOnce(req).status, 400);
+  engine.Stop();
+}
+
+// Prometheus scrapes several /probe targets of one exporter, sometimes at
+// the same moment: a request that finds a round running waits for it, up to
+// a second, instead of failing (a 503 every time when two jobs' scrape
+// offsets were close).
+TEST(FabricEngineTest, ConcurrentProbeRequestsWaitForTheRunningRound) {
+  FabricConfig cfg;
+  cfg.peers = {{"node-slow", 0, {}}};
+  cfg.cpu_budget_percent = 0;
+  std::atomic<int> delay_ms{300};
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24}};
+  };
+  deps.resolver = nullptr;
+  // The address exchange is part of the round (the engine is not started,
+  // so no address is known yet): it holds the round this long.
+  deps.http_get = [&](const std::string&, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
+    return Error{"connection refused"};
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, std::make_shared<FabricStats>(),
+                      std::move(deps));
+  engine.Start();  // its first round learns the peer set
+  EndpointRequest req;
+  req.query = {{"target", "node-slow"}};
+  ASSERT_TRUE(WaitFor([&] { return engine.ProbeOnce(req).status == 200; }));
+  auto two_at_once = [&] {
+    EndpointReply first;
+    std::thread t([&] { first = engine.ProbeOnce(req); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EndpointReply second = engine.ProbeOnce(req);
+    t.join();
+    // Whichever got the round first (a loaded host may start the thread
+    // late), the other is the one that waited.
+    return std::pair{std::min(first.status, second.status),
+                     std::max(first.status, second.status)};
+  };
+  // A 300 ms round: the second request waits and runs its own.
+  EXPECT_EQ(two_at_once(), (std::pair{200, 200}));
+  // A round past the wait: the second is refused, not queued forever.
+  delay_ms = 1500;
+  EXPECT_EQ(two_at_once(), (std::pair{200, 503}));
   engine.Stop();
 }
 

@@ -85,21 +85,23 @@ def run():
             return f"quantile_over_time(0.5, rnic_fabric_probe_rtt_seconds{sel})"
         return (f'{path("fabric_probe", "rxe0")} - ignoring(job, device, remote_device) '
                 f'{path("fabric_probe_ref", "rxe2")}')
-    # Successful rounds, not rounds: a round that failed (the server's
-    # exporter still starting under a loaded host) reports success 0 and no
-    # RTT, and a window of only those has no gap to read (a clean-clone CI
-    # run of 6182d1a read None there, beside the .deb build).
-    rounds = ('min(sum_over_time(rnic_fabric_probe_success'
-              '{job=~"fabric_probe|fabric_probe_ref"}[60s]))')
+    # Successful rounds of each job, not the least of those present: the
+    # exporter used to refuse a /probe that came while the other job's round
+    # ran (503), so when the two jobs' scrape offsets were close one of them
+    # had no sample at all, min() over the series that existed passed, and
+    # the gap read None (a clean-clone CI run of 6182d1a, one local run of
+    # three). Requests now wait for the running round; this waits for both.
+    def rounds(job):
+        return f'sum_over_time(rnic_fabric_probe_success{{job="{job}"}}[60s])'
 
     def gaps():
-        prom.wait_value(rounds, lambda v: v >= 25, timeout=150)
+        for job in ("fabric_probe", "fabric_probe_ref"):
+            prom.wait_value(rounds(job), lambda v: v >= 25, timeout=150)
         try:
             lowest = prom.wait_value(gap("min"), lambda v: True, timeout=20)
         except rnicvm.CheckFailed:
-            # Seen once in four runs on 2026-12-02: successful rounds on both
-            # paths and still no gap for 30 s. Say what each side has (a
-            # label mismatch, a missing series) and give it longer.
+            # Late anyway: say what each side has (a label mismatch, a
+            # missing series) and give it longer.
             for expr in ("rnic_fabric_probe_rtt_min_seconds",
                          "rnic_fabric_probe_success", "up"):
                 for job in ("fabric_probe", "fabric_probe_ref"):
