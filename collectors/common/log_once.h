@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "collectors/common/result.h"
+#include "collectors/common/string_hash.h"
 
 namespace rnic {
 
@@ -64,13 +65,7 @@ class LogOnce {
   mutable std::mutex mu_;  // the probe logs from several threads
   // Looked up by string_view: Clear() runs for every port at every scrape,
   // and building a std::string key for it allocated each time.
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
-  std::unordered_map<std::string, long, Hash, std::equal_to<>> seen_;
+  std::unordered_map<std::string, long, StringHash, std::equal_to<>> seen_;
 };
 
 }  // namespace rnic

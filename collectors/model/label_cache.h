@@ -12,6 +12,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "collectors/common/string_hash.h"
 #include "collectors/model/label_set.h"
 
 namespace rnic {
@@ -28,18 +29,12 @@ class LabelCache {
   [[nodiscard]] std::size_t size() const { return sets_.size(); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const {
-      return std::hash<std::string_view>{}(s);
-    }
-  };
   struct Entry {
     LabelSetPtr set;
     bool used = false;
   };
   std::string key_;  // reused: no allocation per lookup once warm
-  std::unordered_map<std::string, Entry, Hash, std::equal_to<>> sets_;
+  std::unordered_map<std::string, Entry, StringHash, std::equal_to<>> sets_;
 };
 
 }  // namespace rnic

@@ -110,16 +110,18 @@ TEST(FabricEngineTest, ConcurrentProbeRequestsWaitForTheRunningRound) {
   FabricConfig cfg;
   cfg.peers = {{"node-slow", 0, {}}};
   cfg.cpu_budget_percent = 0;
-  std::atomic<int> delay_ms{300};
+  std::atomic<int> delay_ms{200};
+  std::atomic<bool> in_round{false};
   EngineDeps deps;
   deps.local = [] {
     return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24}};
   };
   deps.resolver = nullptr;
-  // The address exchange is part of the round (the engine is not started,
-  // so no address is known yet): it holds the round this long.
+  // No address of the peer is known, so a round asks for them itself while
+  // it holds the round: this long.
   deps.http_get = [&](const std::string&, int, const std::string&,
                       std::chrono::milliseconds) -> Result<std::string> {
+    in_round = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms.load()));
     return Error{"connection refused"};
   };
@@ -129,23 +131,23 @@ TEST(FabricEngineTest, ConcurrentProbeRequestsWaitForTheRunningRound) {
   EndpointRequest req;
   req.query = {{"target", "node-slow"}};
   ASSERT_TRUE(WaitFor([&] { return engine.ProbeOnce(req).status == 200; }));
+  // From here only the requests below ask the peer (no background round).
+  engine.Stop();
   auto two_at_once = [&] {
+    in_round = false;
     EndpointReply first;
     std::thread t([&] { first = engine.ProbeOnce(req); });
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // The second comes while the first holds the round, on any host load.
+    EXPECT_TRUE(WaitFor([&] { return in_round.load(); }));
     EndpointReply second = engine.ProbeOnce(req);
     t.join();
-    // Whichever got the round first (a loaded host may start the thread
-    // late), the other is the one that waited.
-    return std::pair{std::min(first.status, second.status),
-                     std::max(first.status, second.status)};
+    return std::pair{first.status, second.status};
   };
-  // A 300 ms round: the second request waits and runs its own.
+  // A 200 ms round: the second request waits (up to 1 s) and runs its own.
   EXPECT_EQ(two_at_once(), (std::pair{200, 200}));
   // A round past the wait: the second is refused, not queued forever.
-  delay_ms = 1500;
+  delay_ms = 3000;
   EXPECT_EQ(two_at_once(), (std::pair{200, 503}));
-  engine.Stop();
 }
 
 }  // namespace
