@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -74,6 +75,13 @@ std::size_t NlmsgGoodSize() {
   return p - 320;
 }
 
+const MessageCallback& IgnoreMessage() {
+  static const MessageCallback ignore = [](const nlmsghdr&) {
+    return Status::Ok();
+  };
+  return ignore;
+}
+
 }  // namespace
 
 static_assert(kNetlinkRdmaProtocol == kNetlinkRdma);
@@ -109,7 +117,14 @@ Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
 LibnlTransport::~LibnlTransport() { nl_socket_free(sock_); }
 
 void LibnlTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
-  out_.assign(NLMSG_HDRLEN, 0);
+  out_.clear();
+  EncodeAppend(req, flags, seq);
+}
+
+void LibnlTransport::EncodeAppend(const Request& req, int flags,
+                                  std::uint32_t seq) {
+  const std::size_t at = out_.size();  // aligned: every message ends so
+  out_.resize(at + NLMSG_HDRLEN, 0);
   auto append = [this](const void* p, std::size_t n) {
     const auto* b = static_cast<const std::uint8_t*>(p);
     out_.insert(out_.end(), b, b + n);
@@ -119,13 +134,23 @@ void LibnlTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
   AttrWriter attrs(out_);  // appends: the header above is aligned
   for (const auto& [type, value] : req.u32_attrs) attrs.PutU32(type, value);
   if (!req.attrs.empty()) append(req.attrs.data(), req.attrs.size());
+  out_.resize(NLMSG_ALIGN(out_.size()), 0);
   nlmsghdr h{};
-  h.nlmsg_len = static_cast<std::uint32_t>(out_.size());
+  h.nlmsg_len = static_cast<std::uint32_t>(out_.size() - at);
   h.nlmsg_type = req.msg_type.value_or(MsgType(req.cmd));
   h.nlmsg_flags = static_cast<std::uint16_t>(flags);
   h.nlmsg_seq = seq;
   h.nlmsg_pid = nl_socket_get_local_port(sock_);
-  std::memcpy(out_.data(), &h, sizeof h);
+  std::memcpy(out_.data() + at, &h, sizeof h);
+}
+
+Status LibnlTransport::Send() {
+  ++sends_;
+  ssize_t sent = -1;
+  do {
+    sent = ::send(nl_socket_get_fd(sock_), out_.data(), out_.size(), 0);
+  } while (sent < 0 && errno == EINTR);
+  return sent < 0 ? Status(Error{"send", errno}) : Status::Ok();
 }
 
 Status LibnlTransport::Exchange(const Request& req,
@@ -152,16 +177,38 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
   // of a Soft-RoCE scrape's CPU under TCG.
   const std::uint32_t seq = nl_socket_use_seq(sock_);
   Encode(req, flags, seq);
-  ssize_t sent = -1;
-  do {
-    sent = ::send(nl_socket_get_fd(sock_), out_.data(), out_.size(), 0);
-  } while (sent < 0 && errno == EINTR);
-  if (sent < 0) return Error{"send " + req.Key(), errno};
+  if (Status st = Send(); !st.ok()) {
+    return Error{"send " + req.Key(), st.error().errno_value};
+  }
+  // Datagrams asked for per read: a doit's one answer, an answer and its
+  // ack, or as many of a dump's as are ready (its data and its NLMSG_DONE
+  // at least: one read instead of two per dump).
+  const unsigned want = req.dump ? kSlots : req.single_reply ? 1 : 2;
   bool finished = false;
   bool first = true;
   while (!finished) {
-    const long n = Receive();
-    if (n == -EMSGSIZE) {
+    const long got = ReceiveMany(want, 0);
+    if (got < 0) return Error{"recv " + req.Key(), static_cast<int>(-got)};
+    for (long j = 0; j < got; ++j) {
+      first = false;
+      const std::span<const std::uint8_t> bytes = Datagram(j);
+      if (tap_) tap_(req, bytes);
+      Status st = WalkMessages(bytes, seq, on_msg, &finished, EndOf(req));
+      if (!st.ok()) {
+        // The callback or the framing failed mid-answer: read to its end
+        // so the next request does not read stale replies (late replies
+        // are also skipped by sequence number).
+        for (long k = j + 1; k < got && !finished; ++k) {
+          (void)WalkMessages(Datagram(k), seq, IgnoreMessage(), &finished);
+        }
+        if (!finished && overflow_ == 0) DrainUntilEnd(seq);
+        if (overflow_ != 0) DrainQueued();
+        return Error{req.Key() + ": " + st.error().message,
+                     st.error().errno_value};
+      }
+      if (finished) break;
+    }
+    if (overflow_ != 0 && !finished) {
       // Whatever else the kernel queued for this request is read and
       // dropped; everything it sends is queued by the time recv() returns
       // (a dump's next part is made inside recv), so this never waits.
@@ -170,83 +217,206 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
       return Error{"recv " + req.Key() + ": datagram larger than the buffer",
                    EMSGSIZE};
     }
-    if (n < 0) return Error{"recv " + req.Key(), static_cast<int>(-n)};
-    first = false;
-    std::span<const std::uint8_t> bytes(buf_.data(),
-                                        static_cast<std::size_t>(n));
-    if (tap_) tap_(req, bytes);
-    Status st = WalkMessages(bytes, seq, on_msg, &finished, EndOf(req));
-    if (!st.ok()) {
-      if (!finished) {
-        // The callback or the framing failed mid-answer: drain the rest so
-        // the next request does not read stale replies. Late replies are
-        // also skipped by sequence number.
-        DrainUntilEnd(seq);
-      }
-      return Error{req.Key() + ": " + st.error().message,
-                   st.error().errno_value};
-    }
   }
   return Status::Ok();
 }
 
-long LibnlTransport::Receive(int flags) {
-  // One recv per datagram, into a buffer of NLMSG_GOODSIZE: the kernel
-  // remembers the largest buffer a socket ever read with (netlink_recvmsg:
-  // max_recvmsg_len, up to 32 KiB) and allocates every later dump datagram
-  // that large: fresh pages, zeroed, even for a 20-byte NLMSG_DONE (a
-  // quarter of a scrape on 16 rxe ports when reading with 32 KiB). RDMA
-  // netlink's answers fit NLMSG_GOODSIZE; a larger datagram (generic
-  // netlink, another kernel's skb_shared_info) is reported by MSG_TRUNC,
-  // and the buffer grows.
+void LibnlTransport::ExchangeBatch(std::span<const Request> reqs,
+                                   const BatchCallback& on_msg,
+                                   std::vector<Status>& results) {
+  results.assign(reqs.size(), Status::Ok());
+  std::size_t i = 0;
+  while (i < reqs.size()) {
+    // Single-reply GET doits go together; the kernel answers each message
+    // of a datagram in turn, an error to one only costs that one.
+    std::size_t n = 0;
+    while (i + n < reqs.size() && n < kSlots && reqs[i + n].single_reply &&
+           !reqs[i + n].dump) {
+      ++n;
+    }
+    if (n < 2) {
+      results[i] =
+          Exchange(reqs[i], [&](const nlmsghdr& m) { return on_msg(i, m); });
+      ++i;
+      continue;
+    }
+    ExchangeTogether(reqs.subspan(i, n), i, on_msg, results);
+    i += n;
+  }
+}
+
+void LibnlTransport::ExchangeTogether(std::span<const Request> reqs,
+                                      std::size_t base,
+                                      const BatchCallback& on_msg,
+                                      std::vector<Status>& results) {
+  static_assert(kSlots <= 32, "pending requests are bits of a uint32");
+  const std::size_t n = reqs.size();
+  out_.clear();
+  std::uint32_t first_seq = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t seq = nl_socket_use_seq(sock_);
+    if (k == 0) first_seq = seq;
+    EncodeAppend(reqs[k], NLM_F_REQUEST, seq);
+  }
+  if (Status st = Send(); !st.ok()) {
+    for (std::size_t k = 0; k < n; ++k) {
+      results[base + k] =
+          Error{"send " + reqs[k].Key(), st.error().errno_value};
+    }
+    return;
+  }
+  std::uint32_t pending = n == 32 ? ~0u : (1u << n) - 1;
+  auto fail_pending = [&](const std::string& what, int err) {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (pending & (1u << k)) {
+        results[base + k] = Error{what + " " + reqs[k].Key(), err};
+      }
+    }
+    pending = 0;
+  };
+  while (pending != 0) {
+    const long got =
+        ReceiveMany(static_cast<unsigned>(std::popcount(pending)), 0);
+    if (got < 0) {
+      fail_pending("recv", static_cast<int>(-got));
+      return;
+    }
+    for (long j = 0; j < got; ++j) {
+      const std::span<const std::uint8_t> bytes = Datagram(j);
+      // One datagram per answer; messages are checked as WalkMessages does.
+      std::size_t off = 0;
+      while (off + sizeof(nlmsghdr) <= bytes.size()) {
+        nlmsghdr h;
+        std::memcpy(&h, bytes.data() + off, sizeof h);
+        if (h.nlmsg_len < sizeof(nlmsghdr) ||
+            h.nlmsg_len > bytes.size() - off) {
+          fail_pending("netlink: bad message length in answer to", EBADMSG);
+          DrainQueued();
+          return;
+        }
+        const std::uint32_t k = h.nlmsg_seq - first_seq;
+        const auto* msg = reinterpret_cast<const nlmsghdr*>(bytes.data() + off);
+        off += NLMSG_ALIGN(h.nlmsg_len);
+        if (k >= n || !(pending & (1u << k))) continue;  // a late reply
+        if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_NOOP) continue;
+        if (tap_) tap_(reqs[k], bytes);
+        bool finished = false;
+        Status st = WalkMessages(
+            std::span<const std::uint8_t>(
+                reinterpret_cast<const std::uint8_t*>(msg), h.nlmsg_len),
+            h.nlmsg_seq, [&](const nlmsghdr& m) { return on_msg(base + k, m); },
+            &finished, AnswerEnd::kFirstMessage);
+        results[base + k] =
+            st.ok() ? Status::Ok()
+                    : Status(Error{reqs[k].Key() + ": " + st.error().message,
+                                   st.error().errno_value});
+        pending &= ~(1u << k);
+      }
+    }
+    if (overflow_ != 0) {
+      // An answer was larger than a slot and is lost (the slots have grown):
+      // the unanswered are asked again, one by one.
+      DrainQueued();
+      for (std::size_t k = 0; k < n; ++k) {
+        if (!(pending & (1u << k))) continue;
+        results[base + k] = Exchange(
+            reqs[k], [&](const nlmsghdr& m) { return on_msg(base + k, m); });
+      }
+      return;
+    }
+  }
+}
+
+long LibnlTransport::ReceiveMany(unsigned want, int flags) {
+  // Each slot is NLMSG_GOODSIZE: the kernel remembers the largest buffer a
+  // socket ever read with (netlink_recvmsg: max_recvmsg_len, up to 32 KiB)
+  // and allocates every later dump datagram that large: fresh pages, zeroed,
+  // even for a 20-byte NLMSG_DONE (a quarter of a scrape on 16 rxe ports
+  // when reading with 32 KiB). RDMA netlink's answers fit NLMSG_GOODSIZE; a
+  // larger datagram (generic netlink, another kernel's skb_shared_info) is
+  // reported by MSG_TRUNC, and the slots grow.
+  //
+  // recvmmsg with MSG_WAITFORONE: waits for the first datagram only, then
+  // takes what is queued. A dump's next part is made inside each read, so
+  // one call reads a small dump and its NLMSG_DONE.
+  want = std::clamp(want, 1u, kSlots);
+  overflow_ = 0;
+  layout_ = slot_size_;
+  if (slots_cap_ < kSlots * layout_) {
+    // Not zeroed: a page counts in RSS only once a datagram is read into it
+    // (most reads fill the first slot or two).
+    slots_cap_ = kSlots * layout_;
+    slots_.reset(new std::uint8_t[slots_cap_]);
+  }
   const int fd = nl_socket_get_fd(sock_);
-  iovec iov{buf_.data(), buf_.size()};
-  sockaddr_nl peer{};
-  msghdr mh{};
   for (;;) {
-    mh.msg_name = &peer;
-    mh.msg_namelen = sizeof(peer);
-    mh.msg_iov = &iov;
-    mh.msg_iovlen = 1;
-    const ssize_t n = ::recvmsg(fd, &mh, MSG_TRUNC | flags);
+    for (unsigned j = 0; j < want; ++j) {
+      iov_[j] = iovec{slots_.get() + j * layout_, layout_};
+      mmsg_[j] = mmsghdr{};
+      mmsg_[j].msg_hdr.msg_name = &peers_[j];
+      mmsg_[j].msg_hdr.msg_namelen = sizeof(peers_[j]);
+      mmsg_[j].msg_hdr.msg_iov = &iov_[j];
+      mmsg_[j].msg_hdr.msg_iovlen = 1;
+    }
+    ++reads_;
+    const int n = ::recvmmsg(fd, mmsg_.data(), want,
+                             MSG_TRUNC | MSG_WAITFORONE | flags, nullptr);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       return -(errno == EAGAIN || errno == EWOULDBLOCK ? ETIMEDOUT : errno);
     }
     if (n == 0) return -ECONNRESET;
-    // Only the kernel answers: a datagram another process sent to this
-    // socket's port is not an answer.
-    if (peer.nl_pid != 0) continue;
-    if (static_cast<std::size_t>(n) > buf_.size()) {
-      // Twice the lost one: the kernel then fills dump datagrams up to this
-      // size (max_recvmsg_len), and the one lost was one message short of
-      // full at most.
-      buf_.resize(2 * static_cast<std::size_t>(n));
-      return -EMSGSIZE;
+    // Keep the kernel's datagrams, in order, up to a truncated one (lost:
+    // the slots grow to twice its size, and the kernel then fills dump
+    // datagrams up to that size; it was one message short of full at
+    // most). A datagram another process sent to this socket's port is not
+    // an answer.
+    long kept = 0;
+    for (int j = 0; j < n; ++j) {
+      const std::size_t len = mmsg_[j].msg_len;
+      if (peers_[j].nl_pid != 0) continue;
+      if (len > layout_) {
+        overflow_ = len;
+        break;
+      }
+      if (kept != j) {
+        std::memmove(slots_.get() + kept * layout_, slots_.get() + j * layout_,
+                     len);
+      }
+      lens_[kept++] = len;
     }
-    return n;
+    // The next read uses the larger slots; the kept datagrams stay where
+    // they are until then.
+    // (Aligned: messages must start 4-byte aligned in every slot.)
+    if (overflow_ != 0) slot_size_ = NLMSG_ALIGN(2 * overflow_);
+    if (kept == 0 && overflow_ == 0) continue;  // only others' datagrams
+    return kept;
   }
+}
+
+std::span<const std::uint8_t> LibnlTransport::Datagram(long j) const {
+  return {slots_.get() + static_cast<std::size_t>(j) * layout_,
+          lens_[static_cast<std::size_t>(j)]};
 }
 
 void LibnlTransport::DrainQueued() {
   // Until the queue is empty (ETIMEDOUT) or the socket fails: another error
   // must not spin here.
   for (;;) {
-    const long n = Receive(MSG_DONTWAIT);
-    if (n < 0 && n != -EMSGSIZE) return;
+    const long n = ReceiveMany(kSlots, MSG_DONTWAIT);
+    if (n < 0) return;
   }
 }
 
 void LibnlTransport::DrainUntilEnd(std::uint32_t seq) {
-  const MessageCallback ignore = [](const nlmsghdr&) { return Status::Ok(); };
   bool finished = false;
   while (!finished) {
-    const long n = Receive();
+    const long n = ReceiveMany(kSlots, 0);
     if (n < 0) return;
-    Status st = WalkMessages(
-        std::span<const std::uint8_t>(buf_.data(), static_cast<std::size_t>(n)),
-        seq, ignore, &finished);
-    if (!st.ok()) return;
+    for (long j = 0; j < n && !finished; ++j) {
+      Status st = WalkMessages(Datagram(j), seq, IgnoreMessage(), &finished);
+      if (!st.ok()) return;
+    }
   }
 }
 

@@ -3,6 +3,11 @@
 // NETLINK_GENERIC (ethtool) or NETLINK_ROUTE (dcbnl), Request::msg_type set.
 #pragma once
 
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -44,28 +49,57 @@ class LibnlTransport final : public NetlinkTransport {
 
   [[nodiscard]] Status Exchange(const Request& req,
                                 const MessageCallback& on_msg) override;
+  void ExchangeBatch(std::span<const Request> reqs, const BatchCallback& on_msg,
+                     std::vector<Status>& results) override;
   void SetTap(Tap tap) { tap_ = std::move(tap); }
+
+  // Datagrams read at most per call (recvmmsg), and requests sent together.
+  static constexpr unsigned kSlots = 8;
+  // Datagrams sent and reads (recvmmsg calls) so far: tests and benchmarks.
+  [[nodiscard]] std::uint64_t sends() const { return sends_; }
+  [[nodiscard]] std::uint64_t reads() const { return reads_; }
 
  private:
   LibnlTransport(nl_sock* sock, std::size_t read_buffer)
-      : sock_(sock), buf_(read_buffer) {}
+      : sock_(sock), slot_size_(NLMSG_ALIGN(read_buffer)) {}
   [[nodiscard]] Status ExchangeOnce(const Request& req,
                                     const MessageCallback& on_msg,
                                     bool* lost_first);
+  // Up to kSlots single-reply GETs in one datagram; answers in any order.
+  void ExchangeTogether(std::span<const Request> reqs, std::size_t base,
+                        const BatchCallback& on_msg,
+                        std::vector<Status>& results);
   void DrainUntilEnd(std::uint32_t seq);
   // Reads and drops every datagram queued now.
   void DrainQueued();
-  // One datagram into buf_: its length, or -errno (ETIMEDOUT on the receive
-  // timeout or, with MSG_DONTWAIT, an empty queue; EMSGSIZE when it was
-  // larger than buf_, which then grows: the datagram is lost).
-  long Receive(int flags = 0);
-  // Encodes `req` into out_ with these flags and sequence number.
+  // Reads up to `want` datagrams (waiting for the first only): how many
+  // were kept, Datagram(0..n-1), or -errno (ETIMEDOUT on the receive
+  // timeout or, with MSG_DONTWAIT, an empty queue). A datagram larger than
+  // a slot ends the read and is lost: overflow_ says so, and the slots
+  // grow for the next read.
+  long ReceiveMany(unsigned want, int flags);
+  [[nodiscard]] std::span<const std::uint8_t> Datagram(long j) const;
+  // Encodes `req` into out_ (Encode) or after what out_ holds.
   void Encode(const Request& req, int flags, std::uint32_t seq);
+  void EncodeAppend(const Request& req, int flags, std::uint32_t seq);
+  // Sends out_ as one datagram.
+  [[nodiscard]] Status Send();
   nl_sock* sock_;
   Tap tap_;
-  // NLMSG_GOODSIZE, or the largest datagram seen if that was larger.
-  std::vector<std::uint8_t> buf_;
-  // The request being sent, kept across exchanges (capacity reused).
+  // NLMSG_GOODSIZE, or twice the largest datagram lost if that was larger.
+  std::size_t slot_size_;
+  std::size_t layout_ = 0;    // slot size of the datagrams read last
+  std::size_t overflow_ = 0;  // size of the datagram the last read lost
+  // kSlots slots, allocated at the first read.
+  std::unique_ptr<std::uint8_t[]> slots_;
+  std::size_t slots_cap_ = 0;
+  std::array<mmsghdr, kSlots> mmsg_{};
+  std::array<iovec, kSlots> iov_{};
+  std::array<sockaddr_nl, kSlots> peers_{};
+  std::array<std::size_t, kSlots> lens_{};
+  std::uint64_t sends_ = 0;
+  std::uint64_t reads_ = 0;
+  // The request(s) being sent, kept across exchanges (capacity reused).
   std::vector<std::uint8_t> out_;
 };
 

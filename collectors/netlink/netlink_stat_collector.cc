@@ -178,70 +178,104 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   Status fatal;
   // For the 30 s re-check of QP-bound counters: a tick's precision will do.
   const auto now = CoarseNow();
+  // Every port's state: PORT_GET of every device netlink knows, asked
+  // together (one datagram for the one-port devices' doits).
+  batch_devs_.clear();
+  devs_.clear();
   for (const auto& devp : snap->devices) {
-    const host::Device& dev = *devp;
-    if (ctx.Expired()) break;
-    if (!dev.has_index) continue;  // netlink does not know it (yet)
-    // Every port's state: one PORT_GET.
-    auto ports = src.Ports(dev.index, dev.netlink_ports);
-    if (!ports.ok()) {
-      Status st = OnError("ports", dev, ports.error());
-      if (!st.ok()) fatal = st;
-      continue;
+    if (!devp->has_index) continue;  // netlink does not know it (yet)
+    batch_devs_.push_back({devp->index, devp->netlink_ports});
+    devs_.push_back(devp.get());
+  }
+  found_.clear();
+  src.PortsBatch(batch_devs_, [&](std::size_t i, const Status& st,
+                                  const std::vector<PortInfo>& ports) {
+    const host::Device& dev = *devs_[i];
+    if (!st.ok()) {
+      if (Status h = OnError("ports", dev, st.error()); !h.ok()) fatal = h;
+      return;
     }
-    for (const PortInfo& port : *ports) {
+    for (const PortInfo& port : ports) {
       PortCache& pc = CacheFor(dev, port.port);
-      if (port.state)
+      if (port.state) {
         out.Add(rnic::families::kPortState, pc.labels, *port.state);
+      }
       if (port.phys_state) {
         out.Add(rnic::families::kPortPhysicalState, pc.labels,
                 *port.phys_state);
       }
+      found_.push_back({&dev, port.port});
+    }
+  });
+  // Port caches are all made: pointers to them hold for the rest.
+  for (FoundPort& f : found_) f.pc = &CacheFor(*f.dev, f.port);
 
-      if (parts_.Enabled("stat", dev.index)) {
-        pc.next = 0;
-        pending_.clear();
-        Status st = src.PortStatsEach(
-            dev.index, port.port, [&](std::string_view name, std::uint64_t v) {
-              pending_.emplace_back(CounterIndex(pc, name), v);
-            });
-        if (st.ok()) {
-          if (pending_.size() != pc.last_reply_size) {
-            pc.optional_valid = false;
-            pc.last_reply_size = pending_.size();
-          }
-          for (const auto& [i, v] : pending_) {
-            EmitCounter(pc, pc.counters[i], v, out);
-          }
-        } else {
-          if (Status h = OnError("stat", dev, st.error()); !h.ok()) fatal = h;
+  // Every port's counters: STAT_GET, asked together. A reply is emitted
+  // only when it parsed whole: a garbled answer exports nothing of its port.
+  if (!ctx.Expired()) {
+    stat_refs_.clear();
+    stat_ports_.clear();
+    for (const FoundPort& f : found_) {
+      if (!parts_.Enabled("stat", f.dev->index)) continue;
+      stat_refs_.push_back({f.dev->index, f.port});
+      stat_ports_.push_back(&f);
+      f.pc->next = 0;
+    }
+    pending_.clear();
+    src.PortStatsBatch(
+        stat_refs_,
+        [&](std::size_t i, std::string_view name, std::uint64_t v) {
+          pending_.push_back({i, CounterIndex(*stat_ports_[i]->pc, name), v});
+        },
+        stat_results_);
+    reply_sizes_.assign(stat_refs_.size(), 0);
+    for (const PendingCounter& p : pending_) ++reply_sizes_[p.port];
+    for (std::size_t i = 0; i < stat_refs_.size(); ++i) {
+      PortCache& pc = *stat_ports_[i]->pc;
+      if (!stat_results_[i].ok()) {
+        if (Status h =
+                OnError("stat", *stat_ports_[i]->dev, stat_results_[i].error());
+            !h.ok()) {
+          fatal = h;
         }
+      } else if (reply_sizes_[i] != pc.last_reply_size) {
+        pc.optional_valid = false;
+        pc.last_reply_size = reply_sizes_[i];
       }
+    }
+    for (const PendingCounter& p : pending_) {
+      if (!stat_results_[p.port].ok()) continue;
+      PortCache& pc = *stat_ports_[p.port]->pc;
+      EmitCounter(pc, pc.counters[p.counter], p.value, out);
+    }
+  }
 
-      if (parts_.Enabled("status", dev.index) && !pc.optional_valid) {
-        auto status = src.CounterStatus(dev.index, port.port);
-        if (status.ok()) {
-          pc.optional.clear();
-          for (const auto& oc : *status) {
-            pc.optional.push_back(pc.labels->With(
-                {{"counter", oc.name}, {"enabled", oc.enabled ? "1" : "0"}}));
-          }
-          pc.optional_valid = true;
-        } else if (Status st = OnError("status", dev, status.error());
-                   !st.ok()) {
-          fatal = st;
+  for (const FoundPort& f : found_) {
+    if (ctx.Expired()) break;
+    const host::Device& dev = *f.dev;
+    PortCache& pc = *f.pc;
+    if (parts_.Enabled("status", dev.index) && !pc.optional_valid) {
+      auto status = src.CounterStatus(dev.index, f.port);
+      if (status.ok()) {
+        pc.optional.clear();
+        for (const auto& oc : *status) {
+          pc.optional.push_back(pc.labels->With(
+              {{"counter", oc.name}, {"enabled", oc.enabled ? "1" : "0"}}));
         }
+        pc.optional_valid = true;
+      } else if (Status st = OnError("status", dev, status.error()); !st.ok()) {
+        fatal = st;
       }
-      if (pc.optional_valid) {
-        for (const LabelSetPtr& l : pc.optional) {
-          out.Add(families::kOptionalCounterInfo, l, 1);
-        }
+    }
+    if (pc.optional_valid) {
+      for (const LabelSetPtr& l : pc.optional) {
+        out.Add(families::kOptionalCounterInfo, l, 1);
       }
+    }
 
-      if (options_.qp_counters && parts_.Enabled("qp_counters", dev.index) &&
-          now >= pc.bound_next) {
-        CollectBound(src, dev, pc, out, &fatal);
-      }
+    if (options_.qp_counters && parts_.Enabled("qp_counters", dev.index) &&
+        now >= pc.bound_next) {
+      CollectBound(src, dev, pc, out, &fatal);
     }
   }
   // Devices gone from the model leave no state behind.

@@ -111,9 +111,29 @@ class NetlinkStatCollector final : public Collector {
   // Keyed by device name; entries of devices gone from the model are
   // dropped at the end of each scrape.
   std::map<std::string, std::vector<PortCache>, std::less<>> ports_;
-  // One STAT_GET reply (counter index, value), emitted only when the whole
-  // reply parsed: a garbled answer exports nothing of the port. Reused.
-  std::vector<std::pair<std::size_t, std::uint64_t>> pending_;
+  // One scrape's ports, as PORT_GET answered them. Reused, like the
+  // vectors below.
+  struct FoundPort {
+    const host::Device* dev = nullptr;
+    std::uint32_t port = 0;
+    PortCache* pc = nullptr;
+  };
+  std::vector<RdmaNetlinkSource::DevPorts> batch_devs_;
+  std::vector<const host::Device*> devs_;
+  std::vector<FoundPort> found_;
+  // The STAT_GET batch: ports asked, their outcomes, and the counters of
+  // every reply (stat_refs_ position, counter index, value), emitted only
+  // for a reply that parsed whole.
+  struct PendingCounter {
+    std::size_t port = 0;
+    std::size_t counter = 0;
+    std::uint64_t value = 0;
+  };
+  std::vector<RdmaNetlinkSource::PortRef> stat_refs_;
+  std::vector<const FoundPort*> stat_ports_;
+  std::vector<Status> stat_results_;
+  std::vector<PendingCounter> pending_;
+  std::vector<std::size_t> reply_sizes_;
 };
 
 }  // namespace nl

@@ -77,6 +77,23 @@ ResSpec SpecOf(ResKind kind) {
   return {0, 0, 0};
 }
 
+// One PORT_GET message (doit or dump alike: fill_port_info).
+Status ParsePort(Attrs& a, const nlmsghdr& m, PortInfo& p) {
+  Status pst = a.ParseMessage(m);
+  if (!pst.ok()) return pst;
+  auto idx = a.U32(kAttrDevIndex);
+  auto port = a.U32(kAttrPortIndex);
+  if (!idx || !port) return Status(Malformed("port message"));
+  p.dev_index = *idx;
+  if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
+  p.port = *port;
+  p.state = a.U8(kAttrPortState);
+  p.phys_state = a.U8(kAttrPortPhysState);
+  p.netdev_index = a.U32(kAttrNdevIndex);
+  if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
+  return Status::Ok();
+}
+
 }  // namespace
 
 const char* ResKindName(ResKind kind) {
@@ -124,21 +141,10 @@ Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(
   std::vector<PortInfo> out;
   Attrs a;
   auto on_msg = [&](const nlmsghdr& m) {
-    Status pst = a.ParseMessage(m);
-    if (!pst.ok()) return pst;
-    auto idx = a.U32(kAttrDevIndex);
-    auto port = a.U32(kAttrPortIndex);
-    if (!idx || !port) return Status(Malformed("port message"));
     PortInfo p;
-    p.dev_index = *idx;
-    if (auto n = a.Str(kAttrDevName)) p.dev_name = std::string(*n);
-    p.port = *port;
-    p.state = a.U8(kAttrPortState);
-    p.phys_state = a.U8(kAttrPortPhysState);
-    p.netdev_index = a.U32(kAttrNdevIndex);
-    if (auto n = a.Str(kAttrNdevName)) p.netdev_name = std::string(*n);
-    out.push_back(std::move(p));
-    return Status::Ok();
+    Status st = ParsePort(a, m, p);
+    if (st.ok()) out.push_back(std::move(p));
+    return st;
   };
   // nldev_port_get_doit and _dumpit fill a port's message alike
   // (fill_port_info); a dump costs the kernel a dump's setup and a second
@@ -148,6 +154,60 @@ Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(
                   : t_.Exchange(DevRequest(kCmdPortGet, true, dev), on_msg);
   if (!st.ok()) return st.error();
   return out;
+}
+
+void RdmaNetlinkSource::PortsBatch(std::span<const DevPorts> devs,
+                                   const PortsFn& fn) {
+  std::vector<Request> reqs;
+  reqs.reserve(devs.size());
+  for (const DevPorts& d : devs) {
+    // As Ports(): the doit for a one-port device, else a dump.
+    reqs.push_back(d.num_ports == 1
+                       ? PortRequest(kCmdPortGet, false, d.dev_index, 1)
+                       : DevRequest(kCmdPortGet, true, d.dev_index));
+  }
+  std::vector<std::vector<PortInfo>> ports(devs.size());
+  std::vector<Status> results;
+  Attrs a;
+  t_.ExchangeBatch(
+      reqs,
+      [&](std::size_t i, const nlmsghdr& m) {
+        PortInfo p;
+        Status st = ParsePort(a, m, p);
+        if (st.ok()) ports[i].push_back(std::move(p));
+        return st;
+      },
+      results);
+  for (std::size_t i = 0; i < devs.size(); ++i) fn(i, results[i], ports[i]);
+}
+
+void RdmaNetlinkSource::PortStatsBatch(std::span<const PortRef> ports,
+                                       const BatchCounterFn& fn,
+                                       std::vector<Status>& results) {
+  std::vector<Request> reqs;
+  reqs.reserve(ports.size());
+  for (const PortRef& p : ports) {
+    reqs.push_back(PortRequest(kCmdStatGet, false, p.dev_index, p.port));
+  }
+  std::vector<bool> got(ports.size(), false);
+  Attrs a;
+  t_.ExchangeBatch(
+      reqs,
+      [&](std::size_t i, const nlmsghdr& m) {
+        Status pst = a.ParseMessage(m);
+        if (!pst.ok()) return pst;
+        auto table = a.Nested(kAttrStatHwcounters);
+        if (!table) return Status(Malformed("STAT_GET answer"));
+        got[i] = true;
+        return EachHwCounter(*table, [&](std::string_view name,
+                                         std::uint64_t v) { fn(i, name, v); });
+      },
+      results);
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    if (results[i].ok() && !got[i]) {
+      results[i] = Malformed("STAT_GET answer (empty)");
+    }
+  }
 }
 
 Result<PortCounters> RdmaNetlinkSource::PortStats(std::uint32_t dev,

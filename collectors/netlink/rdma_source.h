@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -113,6 +114,27 @@ class RdmaNetlinkSource {
   using CounterFn = std::function<void(std::string_view, std::uint64_t)>;
   [[nodiscard]] Status PortStatsEach(std::uint32_t dev_index,
                                      std::uint32_t port, const CounterFn& fn);
+  // Ports() of several devices, asked together (LibnlTransport sends the
+  // one-port devices' doits in one datagram): `fn(i, status, ports)` sees
+  // device i's answer, in order.
+  struct DevPorts {
+    std::uint32_t dev_index = 0;
+    std::uint32_t num_ports = 0;
+  };
+  using PortsFn = std::function<void(std::size_t, const Status&,
+                                     const std::vector<PortInfo>&)>;
+  void PortsBatch(std::span<const DevPorts> devs, const PortsFn& fn);
+  // PortStatsEach() of several ports, asked together: `fn(i, name, value)`
+  // sees port i's counters; `results[i]` is port i's outcome (counters of a
+  // port whose answer then failed may have been seen).
+  struct PortRef {
+    std::uint32_t dev_index = 0;
+    std::uint32_t port = 0;
+  };
+  using BatchCounterFn =
+      std::function<void(std::size_t, std::string_view, std::uint64_t)>;
+  void PortStatsBatch(std::span<const PortRef> ports, const BatchCounterFn& fn,
+                      std::vector<Status>& results);
   // RDMA_NLDEV_CMD_STAT_GET_STATUS (Linux >= 5.16): the optional counters.
   [[nodiscard]] Result<std::vector<OptionalCounter>> CounterStatus(
       std::uint32_t dev_index, std::uint32_t port);

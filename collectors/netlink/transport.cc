@@ -75,6 +75,16 @@ std::string Request::Key() const {
   return key;
 }
 
+void NetlinkTransport::ExchangeBatch(std::span<const Request> reqs,
+                                     const BatchCallback& on_msg,
+                                     std::vector<Status>& results) {
+  results.assign(reqs.size(), Status::Ok());
+  for (std::size_t i = 0; i < reqs.size(); ++i) {
+    results[i] =
+        Exchange(reqs[i], [&](const nlmsghdr& m) { return on_msg(i, m); });
+  }
+}
+
 Status WalkMessages(std::span<const std::uint8_t> bytes,
                     std::uint32_t expect_seq, const MessageCallback& on_msg,
                     bool* finished, AnswerEnd end) {

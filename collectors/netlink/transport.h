@@ -7,6 +7,7 @@
 
 #include <linux/netlink.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -58,6 +59,10 @@ struct Request {
 // A non-ok Status stops the exchange and is returned by Exchange().
 using MessageCallback = std::function<Status(const nlmsghdr& msg)>;
 
+// Called with the position, in the batch, of the request a message answers.
+using BatchCallback =
+    std::function<Status(std::size_t request, const nlmsghdr& msg)>;
+
 class NetlinkTransport {
  public:
   virtual ~NetlinkTransport() = default;
@@ -66,6 +71,14 @@ class NetlinkTransport {
   // Error with errno_value set (e.g. EOPNOTSUPP, EINVAL, EPERM).
   [[nodiscard]] virtual Status Exchange(const Request& req,
                                         const MessageCallback& on_msg) = 0;
+  // Exchange() of every request in `reqs`; `results[i]` is what Exchange()
+  // would have returned for reqs[i], and a failed request costs only its own
+  // answer. This default asks one after another; LibnlTransport sends
+  // single-reply GETs together, in one datagram, and reads their answers
+  // with one call.
+  virtual void ExchangeBatch(std::span<const Request> reqs,
+                             const BatchCallback& on_msg,
+                             std::vector<Status>& results);
 };
 
 // How an answer ends: a dump with NLMSG_DONE, a request that asked for an

@@ -83,6 +83,8 @@ def main():
         elif name == "none":
             label = "no collector (HTTP, process_*)"
             share = "%.0f %%" % (100 * c / default)
+        elif name == "baseline":
+            label = "baseline build, default collectors"
         else:
             label = name + " alone"
             extra = "%.2f ms" % (c - base)
@@ -92,7 +94,8 @@ def main():
                 extra += " (x%.1f its floor part)" % ((c - base) / part[own])
         print("| %s | %d | %s | %.2f ms | %.1f | %s | %s |"
               % (label, scrapes[name], series[name], c, c / floor, extra, share))
-    alone = sum(cpu[n] - base for n, _ in configs if n not in ("default", "none"))
+    alone = sum(cpu[n] - base for n, _ in configs
+                if n not in ("default", "none", "baseline"))
     print()
     print("floor CPU/round %.2f ms; default scrape %.2f ms; ratio %.2f (target <= 2);"
           " collectors alone minus none add up to %.0f %% of default"
@@ -101,6 +104,16 @@ def main():
         same = floor + part["files"]
         print("same information, netlink and files: floor %.2f ms; ratio %.2f"
               % (same, default / same))
+    if "baseline" in cpu:
+        # Per block as well: drift under TCG moves both alike, so the spread
+        # of the per-block ratios says how far the total ratio can be trusted.
+        per = [float(a["cpu_s"]) / float(b["cpu_s"])
+               for a, b in zip(dict(configs)["default"], dict(configs)["baseline"])
+               if float(b["cpu_s"]) > 0]
+        print("this build against the baseline build: %.2f ms against %.2f ms,"
+              " %+.1f %% (per block: %s)"
+              % (default, cpu["baseline"], 100 * (default / cpu["baseline"] - 1),
+                 " ".join("%.2f" % r for r in per)))
     d = configs[0][1][-1] if configs else {}
     print("idle CPU rates (s/s): %s; last default block: %s wire bytes (%s), RSS %s KiB"
           % (", ".join("%s %.4f" % kv for kv in idle.items()), d.get("wire_bytes"),

@@ -10,7 +10,11 @@
 #   per part, default 96), BLOCKS (interleaved blocks they are split into,
 #   default 8), CONFIGS (default "default none sysfs roce netlink_stat
 #   netlink_resource kmsg pcie carrier ethtool"), PERF (1 or a configuration
-#   name: also profile that exporter in the guest: perf.txt), RNIC_VM_LOCK (a lock file: held with flock while
+#   name: also profile that exporter in the guest: perf.txt), BASELINE (another
+#   rnic_exporter binary, say main's: run as configuration "baseline", the
+#   default collectors, interleaved with the others: an A/B comparison in one
+#   VM run, where run-to-run drift under TCG is larger than most changes),
+#   RNIC_VM_LOCK (a lock file: held with flock while
 #   the VM runs, so VM runs on a shared machine never overlap), and the
 #   tests/vm knobs (RNIC_VM_SMP, RNIC_VM_MEM, ...).
 # Prints the table (tests/bench/vm_cost_table.py); raw figures are in
@@ -41,6 +45,16 @@ CASE=$BUILD/tests/bench/vm_scrape_cost
 rm -rf "$CASE"
 mkdir -p "$CASE"
 cp "$BENCH_DIR/vm_scrape_cost/guest.sh" "$BENCH_DIR/vm_scrape_cost/case.conf" "$CASE/"
+EXTRA_BINS=
+if [ -n "${BASELINE:-}" ]; then
+  [ -x "$BASELINE" ] || { echo "BASELINE=$BASELINE is not an executable" >&2; exit 2; }
+  # Under its own name in the guest's /usr/bin.
+  mkdir -p "$CASE/bin"
+  cp "$BASELINE" "$CASE/bin/rnic_exporter_baseline"
+  EXTRA_BINS=$CASE/bin/rnic_exporter_baseline
+  CONFIGS=${CONFIGS:-default none sysfs roce netlink_stat netlink_resource kmsg pcie carrier ethtool}
+  case " $CONFIGS " in *" baseline "*) ;; *) CONFIGS="$CONFIGS baseline" ;; esac
+fi
 {
   [ -z "${SCRAPES:-}" ] || echo "SCRAPES=$SCRAPES"
   [ -z "${ROUNDS:-}" ] || echo "ROUNDS=$ROUNDS"
@@ -51,7 +65,7 @@ cp "$BENCH_DIR/vm_scrape_cost/guest.sh" "$BENCH_DIR/vm_scrape_cost/case.conf" "$
 
 export RNIC_VM_BUILD=$BUILD/tests/vm
 export RNIC_VM_EXPORTER=$EXPORTER RNIC_VM_REQUIRE_EXPORTER=1
-export RNIC_VM_BINS="$FLOOR $SCRAPER"
+export RNIC_VM_BINS="$FLOOR $SCRAPER${EXTRA_BINS:+ $EXTRA_BINS}"
 # PERF=1: perf record of the default exporter in the guest after the blocks
 # (perf.txt next to bench.txt); perf comes from the host's linux-perf.
 if [ -n "${PERF:-}" ]; then
@@ -64,5 +78,10 @@ rc=0
 RESULTS=$RNIC_VM_RUN_DIR/vm0/bench.txt
 if [ -s "$RESULTS" ]; then
   python3 "$BENCH_DIR/vm_cost_table.py" "$RESULTS"
+fi
+# PERF: the two profiles side by side in microseconds per scrape and round.
+if [ -s "$RNIC_VM_RUN_DIR/vm0/perf.txt" ] && [ -s "$RNIC_VM_RUN_DIR/vm0/perf-floor.txt" ]; then
+  python3 "$BENCH_DIR/perf_diff.py" "$RNIC_VM_RUN_DIR/vm0" >"$RNIC_VM_RUN_DIR/vm0/perf-diff.txt" || true
+  echo "profile against the floor, per scrape: $RNIC_VM_RUN_DIR/vm0/perf-diff.txt"
 fi
 exit "$rc"

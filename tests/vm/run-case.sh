@@ -9,7 +9,8 @@
 #
 # usage: run-case.sh CASE   (a directory, or a name under tests/vm/cases)
 # Knobs (environment): RNIC_VM_TIMEOUT, RNIC_VM_ACCEL, RNIC_VM_SMP, RNIC_VM_MEM,
-# RNIC_VM_PROM_PORT (Prometheus on a fixed 127.0.0.1 port),
+# RNIC_VM_PROM_PORT (Prometheus on a fixed 127.0.0.1 port), RNIC_VM_APPEND
+# (more guest kernel command line: a case.conf APPEND, then this),
 # RNIC_VM_NIC_SPEED, RNIC_VM_RUN_DIR, RNIC_VM_NO_PREPARE=1, RNIC_VM_VERBOSE=1;
 # see README.md.
 set -uo pipefail
@@ -29,6 +30,7 @@ RULES_TIME_SCALE=""   # if set, RULES are loaded with every duration divided by 
 LINKS=1               # two-VM cases: 2 adds a second link (eth2, 10.0.4.0/24, rxe2)
 MACHINE=pc            # pc, or q35: each NIC behind its own PCIe root port
 SCRAPE_INTERVAL=1s    # Prometheus' scrape interval and timeout
+APPEND=""             # more guest kernel command line
 [ -f "$CASE_DIR/case.conf" ] && . "$CASE_DIR/case.conf"
 TIMEOUT=${RNIC_VM_TIMEOUT:-$TIMEOUT}
 NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
@@ -132,7 +134,7 @@ start_vm() {
   local i=$1 name=${NAMES[$1]} port pid dir=$RUN/${NAMES[$1]}
   local append net=()
   mkdir -p "$dir"
-  append="console=ttyS0 loglevel=3 panic=-1 rnicvm.name=$name rnicvm.port=$GUEST_PORT"
+  append="console=ttyS0 loglevel=3 panic=-1 rnicvm.name=$name rnicvm.port=$GUEST_PORT${APPEND:+ $APPEND}${RNIC_VM_APPEND:+ $RNIC_VM_APPEND}"
   for _ in 1 2 3; do
     port=$(free_port)
     NIC_SLOT=0

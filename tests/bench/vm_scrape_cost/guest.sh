@@ -15,7 +15,8 @@
 #   ROUNDS   rnic_floor rounds per part, over all blocks (default 96)
 #   SCRAPES  scrapes per configuration, over all blocks (default 40)
 #   BLOCKS   interleaved blocks (default 8)
-#   CONFIGS  exporter configurations (see cfg_flags)
+#   CONFIGS  exporter configurations (see cfg_flags; "baseline" runs
+#            /usr/bin/rnic_exporter_baseline with the default collectors)
 ROUNDS=96
 SCRAPES=40
 BLOCKS=8
@@ -39,11 +40,11 @@ done
 nports=$(ls -d /sys/class/infiniband/*/ports/* | wc -l)
 say "$nports rxe ports"
 [ "$nports" -eq 16 ] || fail "expected 16 rxe ports, found $nports"
-echo "guest ports=$nports cpus=$(grep -c '^processor' /proc/cpuinfo) kernel=$(uname -r) blocks=$BLOCKS" >>"$RESULTS"
+echo "guest ports=$nports cpus=$(grep -c '^processor' /proc/cpuinfo) kernel=$(uname -r) clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown) blocks=$BLOCKS" >>"$RESULTS"
 
 cfg_flags() {
   case $1 in
-    default) ;;
+    default | baseline) ;;
     none) echo "--collector.disable-defaults" ;;
     *) echo "--collector.disable-defaults --collector.$1" ;;
   esac
@@ -59,8 +60,12 @@ settle() { usleep 500000; }
 n=0
 for cfg in $CONFIGS; do
   EXPORTER_PORT=$((9800 + n))
+  # "baseline": the default collectors of another build (BASELINE=).
+  exporter_bin=$EXPORTER
+  [ "$cfg" = baseline ] && EXPORTER=/usr/bin/rnic_exporter_baseline
   # shellcheck disable=SC2046 # flags are words
   start_exporter $(cfg_flags "$cfg")
+  EXPORTER=$exporter_bin
   eval "PID_$cfg=$EXPORTER_PID PORT_$cfg=$EXPORTER_PORT"
   n=$((n + 1))
 done

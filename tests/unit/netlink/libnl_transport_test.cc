@@ -99,5 +99,84 @@ TEST(LibnlTransport, TheDefaultBufferReadsADumpWithoutLosingADatagram) {
   EXPECT_EQ(DumpedIndices(**t), KernelIndices());
 }
 
+TEST(LibnlTransport, ADumpAndItsEndComeInOneRead) {
+  auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
+  ASSERT_TRUE(t.ok()) << t.error().ToString();
+  int datagrams = 0;
+  (*t)->SetTap(
+      [&](const Request&, std::span<const std::uint8_t>) { ++datagrams; });
+  const std::uint64_t reads = (*t)->reads();
+  EXPECT_EQ(DumpedIndices(**t), KernelIndices());
+  // At least the links and NLMSG_DONE; each read took every one queued,
+  // which the kernel makes inside the read before.
+  ASSERT_GE(datagrams, 2);
+  EXPECT_LT((*t)->reads() - reads, static_cast<std::uint64_t>(datagrams));
+}
+
+// Requests for lo, and for interfaces that do not exist, interleaved: more
+// than one datagram's worth, so the batch is sent in parts.
+TEST(LibnlTransport, ABatchAnswersEveryRequestAndAnErrorCostsOnlyItsOwn) {
+  for (std::size_t buffer : {std::size_t{0}, std::size_t{64}}) {
+    SCOPED_TRACE(buffer);
+    auto t =
+        LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), buffer);
+    ASSERT_TRUE(t.ok()) << t.error().ToString();
+    const int lo = static_cast<int>(if_nametoindex("lo"));
+    ASSERT_NE(lo, 0);
+    const std::size_t n = 2 * LibnlTransport::kSlots + 3;
+    std::vector<Request> reqs;
+    for (std::size_t i = 0; i < n; ++i) {
+      reqs.push_back(
+          GetLink(false, i % 3 == 1 ? 0x7fffff00 + int(i) : lo, true));
+    }
+    // A request that is not a single-reply GET goes alone, in its turn.
+    reqs.insert(reqs.begin() + 5, GetLink(true, 0, false));
+    std::vector<std::vector<int>> seen(reqs.size());
+    std::vector<Status> results;
+    const std::uint64_t sends = (*t)->sends();
+    (*t)->ExchangeBatch(
+        reqs,
+        [&](std::size_t i, const nlmsghdr& m) {
+          if (m.nlmsg_type == RTM_NEWLINK &&
+              m.nlmsg_len >= NLMSG_LENGTH(sizeof(ifinfomsg))) {
+            ifinfomsg ifi{};
+            std::memcpy(&ifi, NLMSG_DATA(&m), sizeof ifi);
+            seen[i].push_back(ifi.ifi_index);
+          }
+          return Status::Ok();
+        },
+        results);
+    ASSERT_EQ(results.size(), reqs.size());
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      SCOPED_TRACE(i);
+      if (reqs[i].dump) {
+        EXPECT_TRUE(results[i].ok());
+        std::sort(seen[i].begin(), seen[i].end());
+        EXPECT_EQ(seen[i], KernelIndices());
+        continue;
+      }
+      ifinfomsg ifi{};
+      std::memcpy(&ifi, reqs[i].header.data(), sizeof ifi);
+      if (ifi.ifi_index == lo) {
+        EXPECT_TRUE(results[i].ok()) << results[i].error().ToString();
+        EXPECT_EQ(seen[i], std::vector<int>{lo});
+      } else {
+        ASSERT_FALSE(results[i].ok());
+        EXPECT_EQ(results[i].error().errno_value, ENODEV);
+        EXPECT_TRUE(seen[i].empty());
+      }
+    }
+    if (buffer == 0) {
+      // 5 GETs, the dump, then 14 GETs: 1 + 1 + 2 datagrams.
+      EXPECT_EQ((*t)->sends() - sends, 4u);
+    }
+    // The socket is left clean.
+    Status st;
+    EXPECT_EQ(Indices(**t, GetLink(false, lo, true), &st),
+              std::vector<int>{lo});
+    EXPECT_TRUE(st.ok());
+  }
+}
+
 }  // namespace
 }  // namespace rnic::nl
