@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <iterator>
+#include <string_view>
+
 #include "collectors/netlink/netlink_families.h"
 #include "collectors/netlink/resource_aggregator.h"
 
@@ -11,6 +14,11 @@ namespace {
 
 constexpr ResKind kKinds[] = {ResKind::kQp, ResKind::kCq, ResKind::kMr,
                               ResKind::kPd, ResKind::kCtx};
+// The PartSwitch part of each kind's dump, in kKinds' order: named once, not
+// built per device and scrape.
+constexpr std::string_view kParts[] = {"res_qp", "res_cq", "res_mr", "res_pd",
+                                       "res_ctx"};
+static_assert(std::size(kParts) == std::size(kKinds));
 
 // RES_GET's summary counts every kind; one it reports as empty needs no dump.
 // Idle devices and VFs are most of a large host, and each dump costs the
@@ -53,10 +61,11 @@ Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
               labels_.Get({{"device", dev.dev_name}, {"resource", name}}),
               static_cast<double>(curr));
     }
-    for (ResKind kind : kKinds) {
+    for (std::size_t k = 0; k < std::size(kKinds); ++k) {
+      const ResKind kind = kKinds[k];
+      const std::string_view part = kParts[k];
       if (ctx.Expired()) break;
       if (SummarySaysEmpty(dev, kind)) continue;
-      const std::string part = std::string("res_") + ResKindName(kind);
       if (!parts_.Enabled(part, dev.dev_index)) continue;
       DumpAggregate dump(comms_);
       Status st = src.DumpResources(kind, dev.dev_index,

@@ -325,6 +325,7 @@ Result<std::vector<ResSummary>> RdmaNetlinkSource::ResourceSummary() {
         auto table = a.Nested(kAttrResSummary);
         if (!idx || !table) return Status(Malformed("RES_GET answer"));
         ResSummary s;
+        s.entries.reserve(8);  // the kernel's seven kinds, and room
         s.dev_index = *idx;
         if (auto n = a.Str(kAttrDevName)) s.dev_name = std::string(*n);
         Status tst = ForEachNested(*table, [&](std::uint16_t type, AttrView v) {

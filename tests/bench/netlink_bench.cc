@@ -6,7 +6,6 @@
 #include <net/if.h>
 
 #include <cstring>
-
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -181,9 +180,9 @@ void BM_KernelGetLinkOfLo(benchmark::State& state) {
   if (answers != 16 * static_cast<std::size_t>(state.iterations())) {
     state.SkipWithError("answers missing");
   }
-  state.counters["syscalls_per_get"] = benchmark::Counter(
-      static_cast<double>((*t)->sends() + (*t)->reads()) /
-      (16.0 * static_cast<double>(state.iterations())));
+  state.counters["syscalls_per_get"] =
+      benchmark::Counter(static_cast<double>((*t)->sends() + (*t)->reads()) /
+                         (16.0 * static_cast<double>(state.iterations())));
 }
 BENCHMARK(BM_KernelGetLinkOfLo)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 

@@ -97,7 +97,14 @@ while [ $b -le "$BLOCKS" ]; do
       fail "rnic_floor --part files"
     echo "floor block=$b $line" >>"$RESULTS"
   fi
-  for cfg in $CONFIGS; do
+  # Every other block in the reverse order: a configuration's place in
+  # the block biased it by 3 % (two runs of one binary, "baseline" last).
+  order=$CONFIGS
+  if [ $((b % 2)) -eq 0 ]; then
+    order=
+    for cfg in $CONFIGS; do order="$cfg $order"; done
+  fi
+  for cfg in $order; do
     eval "pid=\$PID_$cfg port=\$PORT_$cfg"
     settle
     line=$(rnic_vm_scrape_cpu --pid "$pid" --port "$port" --scrapes "$per_scrapes" \
