@@ -110,10 +110,18 @@ def main():
         per = [float(a["cpu_s"]) / float(b["cpu_s"])
                for a, b in zip(dict(configs)["default"], dict(configs)["baseline"])
                if float(b["cpu_s"]) > 0]
+        spread = ""
+        if len(per) > 1:
+            mean = sum(per) / len(per)
+            sd = (sum((r - mean) ** 2 for r in per) / (len(per) - 1)) ** 0.5
+            # Two standard errors of the mean of the per-block ratios: a
+            # difference inside this was not resolved by the run.
+            spread = "; per-block mean %.3f +- %.3f (2 SE)" % (
+                mean, 2 * sd / len(per) ** 0.5)
         print("this build against the baseline build: %.2f ms against %.2f ms,"
-              " %+.1f %% (per block: %s)"
+              " %+.1f %% (per block: %s%s)"
               % (default, cpu["baseline"], 100 * (default / cpu["baseline"] - 1),
-                 " ".join("%.2f" % r for r in per)))
+                 " ".join("%.2f" % r for r in per), spread))
     d = configs[0][1][-1] if configs else {}
     print("idle CPU rates (s/s): %s; last default block: %s wire bytes (%s), RSS %s KiB"
           % (", ".join("%s %.4f" % kv for kv in idle.items()), d.get("wire_bytes"),

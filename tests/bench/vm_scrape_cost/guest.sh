@@ -97,8 +97,9 @@ while [ $b -le "$BLOCKS" ]; do
       fail "rnic_floor --part files"
     echo "floor block=$b $line" >>"$RESULTS"
   fi
-  # Every other block in the reverse order: a configuration's place in
-  # the block biased it by 3 % (two runs of one binary, "baseline" last).
+  # Every other block in the reverse order, so that a configuration's place
+  # in the block cannot bias it (an A/A run with "baseline" always last read
+  # +3.2 %, inside its noise).
   order=$CONFIGS
   if [ $((b % 2)) -eq 0 ]; then
     order=
