@@ -282,36 +282,26 @@ void LibnlTransport::ExchangeTogether(std::span<const Request> reqs,
       return;
     }
     for (long j = 0; j < got; ++j) {
+      // The kernel unicasts each answer in a datagram of its own: the first
+      // header's sequence number names the request, and WalkMessages checks
+      // the framing as for any other answer.
       const std::span<const std::uint8_t> bytes = Datagram(j);
-      // One datagram per answer; messages are checked as WalkMessages does.
-      std::size_t off = 0;
-      while (off + sizeof(nlmsghdr) <= bytes.size()) {
-        nlmsghdr h;
-        std::memcpy(&h, bytes.data() + off, sizeof h);
-        if (h.nlmsg_len < sizeof(nlmsghdr) ||
-            h.nlmsg_len > bytes.size() - off) {
-          fail_pending("netlink: bad message length in answer to", EBADMSG);
-          DrainQueued();
-          return;
-        }
-        const std::uint32_t k = h.nlmsg_seq - first_seq;
-        const auto* msg = reinterpret_cast<const nlmsghdr*>(bytes.data() + off);
-        off += NLMSG_ALIGN(h.nlmsg_len);
-        if (k >= n || !(pending & (1u << k))) continue;  // a late reply
-        if (h.nlmsg_type == NLMSG_DONE || h.nlmsg_type == NLMSG_NOOP) continue;
-        if (tap_) tap_(reqs[k], bytes);
-        bool finished = false;
-        Status st = WalkMessages(
-            std::span<const std::uint8_t>(
-                reinterpret_cast<const std::uint8_t*>(msg), h.nlmsg_len),
-            h.nlmsg_seq, [&](const nlmsghdr& m) { return on_msg(base + k, m); },
-            &finished, AnswerEnd::kFirstMessage);
-        results[base + k] =
-            st.ok() ? Status::Ok()
-                    : Status(Error{reqs[k].Key() + ": " + st.error().message,
-                                   st.error().errno_value});
-        pending &= ~(1u << k);
+      if (bytes.size() < sizeof(nlmsghdr)) continue;
+      nlmsghdr h;
+      std::memcpy(&h, bytes.data(), sizeof h);
+      const std::uint32_t k = h.nlmsg_seq - first_seq;
+      if (k >= n || !(pending & (1u << k))) continue;  // a late reply
+      if (tap_) tap_(reqs[k], bytes);
+      bool finished = false;
+      Status st = WalkMessages(
+          bytes, h.nlmsg_seq,
+          [&](const nlmsghdr& m) { return on_msg(base + k, m); }, &finished,
+          AnswerEnd::kFirstMessage);
+      if (!st.ok()) {
+        results[base + k] = Error{reqs[k].Key() + ": " + st.error().message,
+                                  st.error().errno_value};
       }
+      if (finished || !st.ok()) pending &= ~(1u << k);
     }
     if (overflow_ != 0) {
       // An answer was larger than a slot and is lost (the slots have grown):
