@@ -50,9 +50,8 @@ void AddThresholds(MetricSet& out, const LabelSetPtr& labels,
 
 EthtoolCollector::EthtoolCollector(Sources sources,
                                    std::shared_ptr<host::HostModel> model)
-    : model_(model ? std::move(model)
-                   : std::make_shared<host::HostModel>(
-                         host::HostModel::Options{sources.sysfs, nullptr})),
+    : model_(std::move(model),
+             host::HostModel::Options{sources.sysfs, nullptr}),
       transport_(std::move(sources.transport)) {
   if (transport_) {
     auto c = EthtoolNetlink::Open(*transport_);
@@ -261,12 +260,11 @@ void EthtoolCollector::EmitOptics(const optics::Reading& r,
 }
 
 Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
-  const auto snap = model_->Current();
+  const auto snap = model_.Get();
   // Each netdev once (ports of one netdev share its link and module).
-  if (snap->generation != generation_ || ports_.empty()) {
+  if (ports_gate_.Changed(*snap) || ports_.empty()) {
     // Label sets are built when the model changes, not per scrape, so the
     // rendered optics below stay valid across scrapes.
-    generation_ = snap->generation;
     ports_.clear();
     unsupported_.clear();
     std::set<std::string> seen;

@@ -27,6 +27,7 @@
 #include "collectors/ethtool/ethtool_nl.h"
 #include "collectors/ethtool/optics_poller.h"
 #include "collectors/model/label_cache.h"
+#include "collectors/model/model_view.h"
 #include "collectors/netlink/transport.h"
 
 namespace rnic::ethtool {
@@ -61,7 +62,7 @@ class EthtoolCollector final : public Collector {
                   MetricSet& out);
   const FamilyDesc* StatFamily(std::uint32_t group, std::uint32_t id);
 
-  std::shared_ptr<host::HostModel> model_;
+  host::ModelView model_;
   std::unique_ptr<nl::NetlinkTransport> transport_;
   std::optional<EthtoolNetlink> client_;
   std::unique_ptr<optics::OpticsPoller> poller_;
@@ -69,7 +70,7 @@ class EthtoolCollector final : public Collector {
   std::map<std::pair<std::uint32_t, std::uint32_t>, const FamilyDesc*>
       stat_families_;
   // Ethernet ports with a netdev, per host-model generation.
-  std::uint64_t generation_ = 0;
+  host::GenerationGate ports_gate_;
   std::vector<std::pair<std::string, LabelSetPtr>> ports_;
   std::vector<std::string> netdevs_;
   // "fec/<netdev>", "stats/<netdev>": the driver answered EOPNOTSUPP. Not

@@ -9,6 +9,7 @@
 #include "collectors/common/cached_fd.h"
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
+#include "collectors/model/model_view.h"
 #include "collectors/model/sysfs_parse.h"
 #include "collectors/roce/host_facts.h"
 
@@ -36,16 +37,11 @@ constexpr CarrierFile kFiles[] = {
 class CarrierCollector final : public Collector {
  public:
   CarrierCollector(std::string sysfs, std::shared_ptr<host::HostModel> model)
-      : sysfs_(std::move(sysfs)), model_(std::move(model)) {
-    if (!model_) {
-      model_ =
-          std::make_shared<host::HostModel>(host::HostModel::Options{sysfs_});
-      own_model_ = true;
-    }
-  }
+      : sysfs_(std::move(sysfs)),
+        model_(std::move(model), host::HostModel::Options{sysfs_}) {}
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
-    const auto snap = own_model_ ? model_->Refresh() : model_->Current();
+    const auto snap = model_.Get();
     for (const auto& devp : snap->devices) {
       for (const host::Port& p : devp->ports) {
         if (p.netdev.empty() || !p.netdev_visible) continue;
@@ -71,8 +67,7 @@ class CarrierCollector final : public Collector {
     }
     // Ports the model no longer has leave no state behind (looked at only
     // when the model changed).
-    if (snap->generation == pruned_generation_) return Status::Ok();
-    pruned_generation_ = snap->generation;
+    if (!pruned_.Changed(*snap)) return Status::Ok();
     std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       for (const host::Port& p : devp->ports) {
@@ -132,11 +127,10 @@ class CarrierCollector final : public Collector {
   }
 
   std::string sysfs_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
+  host::ModelView model_;
   std::map<std::string, PortState, std::less<>> ports_;  // "device/port"
   std::string key_;  // the lookup key, kept to reuse its buffer
-  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
+  host::GenerationGate pruned_;
   LogOnce log_{"carrier"};
 };
 

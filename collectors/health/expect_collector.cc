@@ -9,6 +9,7 @@
 
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
+#include "collectors/model/model_view.h"
 #include "collectors/model/sysfs_parse.h"
 #include "collectors/roce/host_facts.h"
 
@@ -38,23 +39,15 @@ class ExpectCollector final : public Collector {
                   std::shared_ptr<host::HostModel> model)
       : src_(std::move(s)),
         entries_(std::move(entries)),
-        model_(std::move(model)) {
+        model_(std::move(model), host::HostModel::Options{src_.sysfs}) {
     if (!src_.dcb) src_.dcb = MakeRtnetlinkDcbSource();
-    if (!model_) {
-      model_ = std::make_shared<host::HostModel>(
-          host::HostModel::Options{src_.sysfs});
-      own_model_ = true;
-    }
   }
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
     if (entries_.empty()) return Status::Ok();
     dcb_.clear();
-    const auto snap = own_model_ ? model_->Refresh() : model_->Current();
-    if (snap->generation != generation_) {
-      generation_ = snap->generation;
-      node_cpus_.Clear();
-    }
+    const auto snap = model_.Get();
+    if (node_cpus_gate_.Changed(*snap)) node_cpus_.Clear();
     for (const auto& devp : snap->devices) {
       if (ctx.Expired()) break;
       const host::Device& dev = *devp;
@@ -222,9 +215,8 @@ class ExpectCollector final : public Collector {
 
   ExpectSources src_;
   std::vector<expect::Entry> entries_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
-  std::uint64_t generation_ = 0;
+  host::ModelView model_;
+  host::GenerationGate node_cpus_gate_;
   NodeCpuCache node_cpus_{src_.sysfs};
   std::map<std::string, Result<DcbInfo>, std::less<>> dcb_;  // this scrape
   LogOnce log_{"expect"};

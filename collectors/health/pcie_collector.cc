@@ -9,6 +9,7 @@
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
 #include "collectors/health/pcie_parse.h"
+#include "collectors/model/model_view.h"
 #include "collectors/roce/host_facts.h"
 
 namespace rnic {
@@ -34,16 +35,11 @@ constexpr AerFile kAerFiles[] = {
 class PcieCollector final : public Collector {
  public:
   PcieCollector(std::string sysfs, std::shared_ptr<host::HostModel> model)
-      : sysfs_(std::move(sysfs)), model_(std::move(model)) {
-    if (!model_) {
-      model_ =
-          std::make_shared<host::HostModel>(host::HostModel::Options{sysfs_});
-      own_model_ = true;
-    }
-  }
+      : sysfs_(std::move(sysfs)),
+        model_(std::move(model), host::HostModel::Options{sysfs_}) {}
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
-    const auto snap = own_model_ ? model_->Refresh() : model_->Current();
+    const auto snap = model_.Get();
     for (const auto& devp : snap->devices) {
       const host::Device& dev = *devp;
       if (ctx.Expired()) break;
@@ -60,8 +56,7 @@ class PcieCollector final : public Collector {
     }
     // Devices the model no longer has leave no state behind (looked at
     // only when the model changed).
-    if (snap->generation == pruned_generation_) return Status::Ok();
-    pruned_generation_ = snap->generation;
+    if (!pruned_.Changed(*snap)) return Status::Ok();
     std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) alive.insert(devp->name);
     std::erase_if(fns_,
@@ -195,10 +190,9 @@ class PcieCollector final : public Collector {
   }
 
   std::string sysfs_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
+  host::ModelView model_;
   std::map<std::string, Function, std::less<>> fns_;  // by device name
-  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
+  host::GenerationGate pruned_;
   LogOnce log_{"pcie"};
 };
 

@@ -7,6 +7,7 @@
 
 #include "collectors/common/hw_counters.h"
 #include "collectors/model/port_families.h"
+#include "collectors/netlink/device_lister.h"
 #include "collectors/netlink/libnl_transport.h"
 #include "collectors/netlink/netlink_families.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
@@ -34,27 +35,20 @@ NetlinkStatCollector::NetlinkStatCollector(
     std::shared_ptr<host::HostModel> model)
     : opener_(std::move(opener)),
       options_(std::move(options)),
-      model_(std::move(model)),
-      comms_(options_.procfs, options_.qp_counters_pod_labels) {
-  if (!model_) {
-    // No sysfs tree: the model is what RDMA netlink reports, through this
-    // collector's own transport.
-    host::HostModel::Options o;
-    o.sysfs = "/nonexistent";
-    o.netlink = [this]() -> Result<std::vector<host::NetlinkDevice>> {
-      if (!transport_) return Error{"no transport", ENODEV};
-      RdmaNetlinkSource src(*transport_);
-      auto devs = src.Devices();
-      if (!devs.ok()) return devs.error();
-      std::vector<host::NetlinkDevice> out;
-      for (const auto& d : *devs) {
-        out.push_back(host::NetlinkDevice{d.index, d.name, d.num_ports});
-      }
-      return out;
-    };
-    model_ = std::make_shared<host::HostModel>(std::move(o));
-    own_model_ = true;
-  }
+      model_(std::move(model), OwnModelOptions()),
+      comms_(options_.procfs, options_.qp_counters_pod_labels) {}
+
+host::HostModel::Options NetlinkStatCollector::OwnModelOptions() {
+  // No sysfs tree: the model is what RDMA netlink reports, through this
+  // collector's own transport.
+  host::HostModel::Options o;
+  o.sysfs = "/nonexistent";
+  o.netlink =
+      MakeDeviceLister([this]() -> Result<std::shared_ptr<NetlinkTransport>> {
+        if (!transport_) return Error{"no transport", ENODEV};
+        return transport_;
+      });
+  return o;
 }
 
 NetlinkStatCollector::Probe NetlinkStatCollector::ProbeKernel() {
@@ -93,7 +87,7 @@ Status NetlinkStatCollector::OnError(std::string_view part,
                                      const Error& err) {
   // A device that vanished, or answers for another index: look again.
   if (IsVanished(err.errno_value) || err.errno_value == EINVAL) {
-    model_->Invalidate(dev.name);
+    model_.model().Invalidate(dev.name);
   }
   return HandlePartError(parts_, *transport_, part, dev.index, dev.name, err);
 }
@@ -173,7 +167,7 @@ Status NetlinkStatCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   if (!EnsureTransport(opener_, transport_, parts_)) return Status::Ok();
   comms_.Clear();
   RdmaNetlinkSource src(*transport_);
-  const auto snap = own_model_ ? model_->Refresh() : model_->Current();
+  const auto snap = model_.Get();
 
   Status fatal;
   // For the 30 s re-check of QP-bound counters: a tick's precision will do.

@@ -16,6 +16,7 @@
 #include "collectors/common/counter_tracker.h"
 #include "collectors/common/hw_counters.h"
 #include "collectors/model/host_model.h"
+#include "collectors/model/model_view.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/part_switch.h"
 #include "collectors/netlink/rdma_source.h"
@@ -94,6 +95,9 @@ class NetlinkStatCollector final : public Collector {
   [[nodiscard]] Status OnError(std::string_view part, const host::Device& dev,
                                const Error& err);
   PortCache& CacheFor(const host::Device& dev, std::uint32_t port);
+  // The model of a collector built alone: RDMA netlink's device list, asked
+  // over this collector's transport.
+  host::HostModel::Options OwnModelOptions();
   // Index of `name` in pc.counters, adding it when new.
   std::size_t CounterIndex(PortCache& pc, std::string_view name);
   void EmitCounter(PortCache& pc, CounterMeta& cm, std::uint64_t value,
@@ -104,8 +108,7 @@ class NetlinkStatCollector final : public Collector {
   TransportOpener opener_;
   std::shared_ptr<NetlinkTransport> transport_;
   Options options_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
+  host::ModelView model_;
   PartSwitch parts_{"netlink_stat"};
   CommResolver comms_;
   // Keyed by device name; entries of devices gone from the model are

@@ -138,21 +138,16 @@ Result<std::vector<DeviceInfo>> RdmaNetlinkSource::Devices() {
 
 Result<std::vector<PortInfo>> RdmaNetlinkSource::Ports(
     std::uint32_t dev, std::uint32_t num_ports) {
-  std::vector<PortInfo> out;
-  Attrs a;
-  auto on_msg = [&](const nlmsghdr& m) {
-    PortInfo p;
-    Status st = ParsePort(a, m, p);
-    if (st.ok()) out.push_back(std::move(p));
-    return st;
-  };
-  // nldev_port_get_doit and _dumpit fill a port's message alike
-  // (fill_port_info); a dump costs the kernel a dump's setup and a second
-  // datagram (NLMSG_DONE), so a one-port device gets the doit.
-  Status st = num_ports == 1
-                  ? t_.Exchange(PortRequest(kCmdPortGet, false, dev, 1), on_msg)
-                  : t_.Exchange(DevRequest(kCmdPortGet, true, dev), on_msg);
-  if (!st.ok()) return st.error();
+  const DevPorts one{dev, num_ports};
+  Result<std::vector<PortInfo>> out = std::vector<PortInfo>{};
+  PortsBatch(std::span(&one, 1), [&](std::size_t, const Status& st,
+                                     const std::vector<PortInfo>& ports) {
+    if (st.ok()) {
+      out = ports;
+    } else {
+      out = st.error();
+    }
+  });
   return out;
 }
 
@@ -215,31 +210,16 @@ Result<PortCounters> RdmaNetlinkSource::PortStats(std::uint32_t dev,
   PortCounters out;
   out.dev_index = dev;
   out.port = port;
-  Status st =
-      PortStatsEach(dev, port, [&](std::string_view name, std::uint64_t v) {
+  const PortRef one{dev, port};
+  std::vector<Status> results;
+  PortStatsBatch(
+      std::span(&one, 1),
+      [&](std::size_t, std::string_view name, std::uint64_t v) {
         out.counters.push_back(HwCounter{std::string(name), v});
-      });
-  if (!st.ok()) return st.error();
+      },
+      results);
+  if (!results[0].ok()) return results[0].error();
   return out;
-}
-
-Status RdmaNetlinkSource::PortStatsEach(std::uint32_t dev, std::uint32_t port,
-                                        const CounterFn& fn) {
-  bool got = false;
-  Attrs a;
-  Status st = t_.Exchange(PortRequest(kCmdStatGet, false, dev, port),
-                          [&](const nlmsghdr& m) {
-                            Status pst = a.ParseMessage(m);
-                            if (!pst.ok()) return pst;
-                            auto table = a.Nested(kAttrStatHwcounters);
-                            if (!table)
-                              return Status(Malformed("STAT_GET answer"));
-                            got = true;
-                            return EachHwCounter(*table, fn);
-                          });
-  if (!st.ok()) return st;
-  if (!got) return Malformed("STAT_GET answer (empty)");
-  return Status::Ok();
 }
 
 Result<std::vector<OptionalCounter>> RdmaNetlinkSource::CounterStatus(

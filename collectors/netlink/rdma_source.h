@@ -109,11 +109,6 @@ class RdmaNetlinkSource {
   // `rdma statistic show link DEV/PORT`).
   [[nodiscard]] Result<PortCounters> PortStats(std::uint32_t dev_index,
                                                std::uint32_t port);
-  // The same, streamed: `fn` sees each counter's name (valid during the
-  // call) and value; nothing is allocated per counter.
-  using CounterFn = std::function<void(std::string_view, std::uint64_t)>;
-  [[nodiscard]] Status PortStatsEach(std::uint32_t dev_index,
-                                     std::uint32_t port, const CounterFn& fn);
   // Ports() of several devices, asked together (LibnlTransport sends the
   // one-port devices' doits in one datagram): `fn(i, status, ports)` sees
   // device i's answer, in order.
@@ -124,9 +119,10 @@ class RdmaNetlinkSource {
   using PortsFn = std::function<void(std::size_t, const Status&,
                                      const std::vector<PortInfo>&)>;
   void PortsBatch(std::span<const DevPorts> devs, const PortsFn& fn);
-  // PortStatsEach() of several ports, asked together: `fn(i, name, value)`
-  // sees port i's counters; `results[i]` is port i's outcome (counters of a
-  // port whose answer then failed may have been seen).
+  // PortStats() of several ports, asked together: `fn(i, name, value)` sees
+  // port i's counters, the name valid during the call, nothing allocated per
+  // counter; `results[i]` is port i's outcome (counters of a port whose
+  // answer then failed may have been seen).
   struct PortRef {
     std::uint32_t dev_index = 0;
     std::uint32_t port = 0;

@@ -8,6 +8,7 @@
 #include "collectors/common/log_once.h"
 #include "collectors/common/range_list.h"
 #include "collectors/common/yaml_map.h"
+#include "collectors/model/model_view.h"
 #include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/iio_families.h"
 #include "collectors/perf/perf_counter.h"
@@ -130,15 +131,14 @@ Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
 class PerfCollector final : public Collector {
  public:
   PerfCollector(std::string sysfs, std::vector<EventConfig> configs,
-                std::shared_ptr<host::HostModel> host, bool own_host, bool iio)
+                std::shared_ptr<host::HostModel> host, bool iio)
       : sysfs_(std::move(sysfs)),
         configs_(std::move(configs)),
-        host_(std::move(host)),
-        own_host_(own_host) {
+        host_(std::move(host), host::HostModel::Options{sysfs_, nullptr}) {
     for (const auto& c : configs_) OpenOne(c);
-    if (iio && host_) {
+    if (iio) {
       iio_.emplace(sysfs_, PerfCounter::Open, log_);
-      iio_->Update(*host_->Current());  // opened at start-up, as events are
+      iio_->Update(*host_.Get());  // opened at start-up, as events are
     }
   }
 
@@ -166,9 +166,7 @@ class PerfCollector final : public Collector {
       out.Add(kUnavailable, {{"pmu", key.first}, {"event", key.second}}, 1);
     }
     if (iio_) {
-      // The shared model is refreshed by the runner before each scrape; a
-      // model of our own is refreshed here.
-      iio_->Update(own_host_ ? *host_->Refresh() : *host_->Current());
+      iio_->Update(*host_.Get());
       iio_->Collect(out);
     }
     return Status::Ok();
@@ -202,8 +200,7 @@ class PerfCollector final : public Collector {
 
   std::string sysfs_;
   std::vector<EventConfig> configs_;
-  std::shared_ptr<host::HostModel> host_;
-  bool own_host_ = false;
+  host::ModelView host_;
   std::vector<OpenEvent> open_;
   std::map<std::pair<std::string, std::string>, std::string> failed_;
   LogOnce log_{"perf"};
@@ -239,14 +236,9 @@ CollectorSpec MakePerfCollectorSpec() {
       LogEvent(spdlog::level::warn, "perf",
                "no events configured (perf.events in --config.file)", {});
     }
-    const bool shared = args.shared && args.shared->host;
-    auto host = shared
-                    ? args.shared->host
-                    : std::make_shared<host::HostModel>(
-                          host::HostModel::Options{args.paths.sysfs, nullptr});
     return std::unique_ptr<Collector>(std::make_unique<PerfCollector>(
-        args.paths.sysfs, std::move(cfg).value(), std::move(host), !shared,
-        args.Bool("iio")));
+        args.paths.sysfs, std::move(cfg).value(),
+        args.shared ? args.shared->host : nullptr, args.Bool("iio")));
   };
   return s;
 }

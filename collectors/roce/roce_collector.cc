@@ -12,6 +12,7 @@
 #include "collectors/collector.h"
 #include "collectors/common/log_once.h"
 #include "collectors/common/yaml_map.h"
+#include "collectors/model/model_view.h"
 #include "collectors/roce/ethtool_names.h"
 #include "collectors/roce/host_facts.h"
 
@@ -234,20 +235,12 @@ double Scale(RoceStatKind k, std::uint64_t v) {
 class RoceCollector final : public Collector {
  public:
   RoceCollector(RoceSources s, std::shared_ptr<host::HostModel> model)
-      : src_(std::move(s)), model_(std::move(model)) {
-    if (!model_) {
-      model_ = std::make_shared<host::HostModel>(
-          host::HostModel::Options{src_.sysfs});
-      own_model_ = true;
-    }
-  }
+      : src_(std::move(s)),
+        model_(std::move(model), host::HostModel::Options{src_.sysfs}) {}
 
   Status Collect(const ScrapeContext& ctx, MetricSet& out) override {
-    const auto snap = own_model_ ? model_->Refresh() : model_->Current();
-    if (snap->generation != generation_) {
-      generation_ = snap->generation;
-      node_cpus_.Clear();  // re-read once per model change
-    }
+    const auto snap = model_.Get();
+    if (node_cpus_gate_.Changed(*snap)) node_cpus_.Clear();  // re-read then
     for (const auto& devp : snap->devices) {
       const host::Device& dev = *devp;
       bool device_done = false;
@@ -287,8 +280,7 @@ class RoceCollector final : public Collector {
     // What the model no longer has leaves no state behind: a removed or
     // renamed device, port or netdev. (Decided from the model, not from
     // what this scrape got to before its deadline; only when it changed.)
-    if (snap->generation == pruned_generation_) return Status::Ok();
-    pruned_generation_ = snap->generation;
+    if (!pruned_.Changed(*snap)) return Status::Ok();
     std::set<std::string, std::less<>> alive;
     for (const auto& devp : snap->devices) {
       alive.insert(devp->name);
@@ -506,10 +498,9 @@ class RoceCollector final : public Collector {
   }
 
   RoceSources src_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
-  std::uint64_t generation_ = 0;
-  std::uint64_t pruned_generation_ = 0;  // the model's, when last pruned
+  host::ModelView model_;
+  host::GenerationGate node_cpus_gate_;
+  host::GenerationGate pruned_;
   std::string key_, log_key_;  // per-port keys, buffers kept across scrapes
   NodeCpuCache node_cpus_{src_.sysfs};
   std::map<std::string, PortState, std::less<>> ports_;  // "device/port"

@@ -114,11 +114,7 @@ SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read,
     : root_(std::move(sysfs_root)),
       class_dir_(root_ + "/class/infiniband"),
       read_(std::move(read)),
-      model_(std::move(model)) {
-  if (!model_) {
-    model_ = std::make_shared<host::HostModel>(host::HostModel::Options{root_});
-    own_model_ = true;
-  }
+      model_(std::move(model), host::HostModel::Options{root_}) {
   (void)CachedFdBudget();  // raise RLIMIT_NOFILE early, once
 }
 
@@ -178,7 +174,7 @@ std::string SysfsSource::PathOf(std::string_view dir,
 Status SysfsSource::Read(const ReadOptions& options,
                          const DevicePredicate& accept) {
   current_.clear();
-  const auto snap = own_model_ ? model_->Refresh() : model_->Current();
+  const auto snap = model_.Get();
   std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> next;
   next.reserve(snap->devices.size());
   // Opened only if a file is not held open yet: a steady scrape opens none.
@@ -198,7 +194,7 @@ Status SysfsSource::Read(const ReadOptions& options,
         dev->ports.size() != mdev->ports.size()) {
       // New device, a new registration of it, or its files changed under
       // us: list its counter directories again.
-      if (dev && dev->stale) model_->Invalidate(name);
+      if (dev && dev->stale) model_.model().Invalidate(name);
       dev = std::make_unique<DeviceSnapshot>();
       dev->name = name;
       dev->instance = next_instance_++;

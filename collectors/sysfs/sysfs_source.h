@@ -38,6 +38,7 @@
 #include "collectors/common/cached_fd.h"
 #include "collectors/common/result.h"
 #include "collectors/model/host_model.h"
+#include "collectors/model/model_view.h"
 
 namespace rnic::sysfs {
 
@@ -168,7 +169,7 @@ class SysfsSource {
   // not an error (no RDMA devices).
   [[nodiscard]] Status Read(const ReadOptions& options,
                             const DevicePredicate& accept = nullptr);
-  [[nodiscard]] host::HostModel& model() { return *model_; }
+  [[nodiscard]] host::HostModel& model() { return model_.model(); }
 
   // Devices of the last Read(), sorted by name; valid until the next Read().
   [[nodiscard]] const std::vector<DeviceSnapshot*>& devices() const {
@@ -195,8 +196,7 @@ class SysfsSource {
   std::string root_;
   std::string class_dir_;
   ReadFileFn read_;
-  std::shared_ptr<host::HostModel> model_;
-  bool own_model_ = false;
+  host::ModelView model_;
   std::unordered_map<std::string, std::unique_ptr<DeviceSnapshot>> cache_;
   std::vector<DeviceSnapshot*> current_;
   std::uint64_t next_instance_ = 1;

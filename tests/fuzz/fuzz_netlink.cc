@@ -49,10 +49,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     case 2:
       if (auto r = src.PortStats(1, 1); r.ok()) sink += r->counters.size();
       break;
-    case 3:
-      (void)src.PortStatsEach(
-          1, 1, [&](std::string_view n, std::uint64_t) { sink += n.size(); });
-      break;
+    case 3: {
+      const RdmaNetlinkSource::PortRef two[] = {{1, 1}, {1, 2}};
+      std::vector<Status> results;
+      src.PortStatsBatch(
+          two,
+          [&](std::size_t i, std::string_view n, std::uint64_t) {
+            sink += i + n.size();
+          },
+          results);
+      for (const Status& st : results) sink += st.ok();
+    } break;
     case 4:
       if (auto r = src.CounterStatus(1, 1); r.ok()) sink += r->size();
       break;
