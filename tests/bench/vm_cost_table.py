@@ -43,10 +43,15 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     guest, floors, configs, idle = parse(sys.argv[1])
-    print("VM: %s ports, %s vCPUs, kernel %s, %s interleaved blocks (qemu TCG: every"
-          " figure is far above native; compare figures of one run with each other)"
+    if guest.get("accel") == "tcg-icount":
+        clock = ("qemu -icount: guest CPU time is instructions run, 1 ns each;"
+                 " the same in every run")
+    else:
+        clock = ("qemu TCG: every figure is far above native and moves from run to"
+                 " run; compare figures of one run with each other")
+    print("VM: %s ports, %s vCPUs, kernel %s, %s interleaved blocks (%s)"
           % (guest.get("ports", "?"), guest.get("cpus", "?"), guest.get("kernel", "?"),
-             guest.get("blocks", "?")))
+             guest.get("blocks", "?"), clock))
     print()
     print("| kernel floor (rnic_floor) | rounds | requests/round | messages/round |"
           " CPU/round |")

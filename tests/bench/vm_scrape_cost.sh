@@ -14,7 +14,8 @@
 #   rnic_exporter binary, say main's: run as configuration "baseline", the
 #   default collectors, interleaved with the others: an A/B comparison in one
 #   VM run, where run-to-run drift under TCG is larger than most changes),
-#   RNIC_VM_LOCK (a lock file: held with flock while
+#   RNIC_VM_ACCEL (tcg-icount, the default: guest CPU time counts
+#   instructions; tcg: emulated time, noisy), RNIC_VM_LOCK (a lock file: held with flock while
 #   the VM runs, so VM runs on a shared machine never overlap), and the
 #   tests/vm knobs (RNIC_VM_SMP, RNIC_VM_MEM, ...).
 # Prints the table (tests/bench/vm_cost_table.py); raw figures are in
@@ -61,9 +62,17 @@ fi
   [ -z "${CONFIGS:-}" ] || echo "CONFIGS='$CONFIGS'"
   [ -z "${BLOCKS:-}" ] || echo "BLOCKS=$BLOCKS"
   [ -z "${PERF:-}" ] || echo "PERF=$PERF"
+  echo "ACCEL=${RNIC_VM_ACCEL:-tcg-icount}"
 } >"$CASE/params.sh"
 
 export RNIC_VM_BUILD=$BUILD/tests/vm
+# By default the guest's clock counts instructions (qemu -icount, one vCPU):
+# CPU time in the guest is then the instructions a process ran, the same in
+# every run and whatever the host is doing (an A/A run reads 1.000 +- 0.000),
+# and not weighted by what each instruction costs to emulate. RNIC_VM_ACCEL=tcg
+# measures emulated time instead (2 vCPUs; +-10 % per run, host-dependent).
+export RNIC_VM_ACCEL=${RNIC_VM_ACCEL:-tcg-icount}
+if [ "$RNIC_VM_ACCEL" = tcg-icount ]; then export RNIC_VM_SMP=${RNIC_VM_SMP:-1}; fi
 export RNIC_VM_EXPORTER=$EXPORTER RNIC_VM_REQUIRE_EXPORTER=1
 export RNIC_VM_BINS="$FLOOR $SCRAPER${EXTRA_BINS:+ $EXTRA_BINS}"
 # PERF=1: perf record of the default exporter in the guest after the blocks

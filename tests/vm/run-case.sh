@@ -60,11 +60,16 @@ need_cmd ss iproute2
 need_cmd python3 python3
 case $ACCEL in
   tcg) ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max) ;;
+  # Guest time counts instructions (1 ns each): CPU time in the guest no
+  # longer depends on how busy the host is, nor on how costly each
+  # instruction is to emulate. One host thread runs every vCPU.
+  # (Debian 12's qemu 7.2 then hangs bringing up a second vCPU: use SMP=1.)
+  tcg-icount) ACCEL_ARGS=(-accel "tcg,thread=single" -icount "shift=0,sleep=on" -cpu max) ;;
   kvm) [ -w /dev/kvm ] || die "RNIC_VM_ACCEL=kvm but /dev/kvm is not usable"
     ACCEL_ARGS=(-accel kvm -cpu host) ;;
-  *) die "RNIC_VM_ACCEL must be tcg or kvm" ;;
+  *) die "RNIC_VM_ACCEL must be tcg, tcg-icount or kvm" ;;
 esac
-qemu-system-x86_64 -accel help 2>/dev/null | grep -qx "$ACCEL" ||
+qemu-system-x86_64 -accel help 2>/dev/null | grep -qx "${ACCEL%-icount}" ||
   die "qemu-system-x86_64 cannot run here: it has no '$ACCEL' accelerator ($(qemu-system-x86_64 -accel help 2>&1 | tr '\n' ' '))"
 
 if [ "${RNIC_VM_NO_PREPARE:-0}" != 1 ]; then
