@@ -10,7 +10,7 @@ Both daemons run at once and are scraped the way Prometheus does: one
 kept-alive HTTP/1.1 connection each, with Prometheus' Accept header,
 X-Prometheus-Scrape-Timeout-Seconds and Accept-Encoding: gzip. The N scrapes
 of each are interleaved in B blocks (rnic, node, rnic, node, ...), so a busy
-machine slows both alike. CPU is utime+stime from /proc/<pid>/stat summed over
+machine slows both alike. CPU is the process CPU clock (proc_util) summed over
 each daemon's own blocks, so HTTP, serialization and gzip are included.
 Series are the collector's own: node_infiniband_* and rnic_* (without rnic_'s
 scrape/exporter self-metrics); --exporter-metrics on keeps process_* (and

@@ -18,10 +18,17 @@ def free_port():
 
 
 def cpu_seconds(pid):
-    """utime + stime of a process, from /proc/<pid>/stat."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """CPU time of a process, every thread, alive or exited.
+
+    Read from its CPU clock in nanoseconds (Linux names it ((~pid) << 3) | 2,
+    what clock_getcpuclockid returns); /proc/<pid>/stat has the same total in
+    10 ms ticks only, used if the clock cannot be read."""
+    try:
+        return time.clock_gettime(((~pid) << 3) | 2)
+    except OSError:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def rss_kib(pid):

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "collectors/model/model_view.h"
 #include "tests/unit/sysfs/sysfs_test_util.h"
 
 namespace rnic::host {
@@ -228,6 +229,40 @@ TEST(HostModelTest, MapsPciFunctionsToDevices) {
 TEST(HostModelTest, MissingTreeGivesNoDevices) {
   HostModel m({kKmsgSys + "/nonexistent"});
   EXPECT_TRUE(m.Refresh()->devices.empty());
+}
+
+// A collector given the exporter's model reads the snapshot the runner
+// refreshed; one built alone refreshes a model of its own at every scrape.
+TEST(ModelViewTest, SharedModelIsReadOwnModelIsRefreshed) {
+  ScratchSysfs tree;
+  auto shared = std::make_shared<HostModel>(HostModel::Options{tree.root()});
+  ModelView of_shared(shared, HostModel::Options{"/nonexistent"});
+  ModelView own(nullptr, HostModel::Options{tree.root()});
+  ASSERT_EQ(&of_shared.model(), shared.get());
+  const auto s1 = of_shared.Get();
+  const auto o1 = own.Get();
+  ASSERT_NE(s1->Find("rxe1"), nullptr);
+  ASSERT_NE(o1->Find("rxe1"), nullptr);
+
+  fs::remove(tree.ib("rxe1"));
+  // Nobody refreshed the shared model: its readers keep the snapshot.
+  EXPECT_EQ(of_shared.Get().get(), s1.get());
+  EXPECT_EQ(own.Get()->Find("rxe1"), nullptr);
+  EXPECT_EQ(own.model().stats().checks, 2u);
+  shared->Refresh();
+  EXPECT_EQ(of_shared.Get()->Find("rxe1"), nullptr);
+}
+
+TEST(ModelViewTest, GenerationGateOpensOncePerChange) {
+  ScratchSysfs tree;
+  ModelView view(nullptr, HostModel::Options{tree.root()});
+  GenerationGate gate;
+  EXPECT_TRUE(gate.Changed(*view.Get()));  // the first snapshot is news
+  EXPECT_FALSE(gate.Changed(*view.Get()));
+  EXPECT_FALSE(gate.Changed(*view.Get()));
+  fs::remove(tree.ib("rxe0"));
+  EXPECT_TRUE(gate.Changed(*view.Get()));
+  EXPECT_FALSE(gate.Changed(*view.Get()));
 }
 
 }  // namespace
