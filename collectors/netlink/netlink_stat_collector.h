@@ -96,7 +96,8 @@ class NetlinkStatCollector final : public Collector {
                                const Error& err);
   PortCache& CacheFor(const host::Device& dev, std::uint32_t port);
   // The model of a collector built alone: RDMA netlink's device list, asked
-  // over this collector's transport.
+  // over this collector's transport (that model is refreshed only inside
+  // Collect(), on this thread, so the two never use the socket at once).
   host::HostModel::Options OwnModelOptions();
   // Index of `name` in pc.counters, adding it when new.
   std::size_t CounterIndex(PortCache& pc, std::string_view name);
