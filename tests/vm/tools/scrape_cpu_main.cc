@@ -7,9 +7,10 @@
 // CPU is the process's CPU clock (clock_getcpuclockid: every thread, alive or
 // exited, in nanoseconds), read before and after the scrapes. /proc/PID/stat
 // gives the same total only in 10 ms ticks, which made each block of 5
-// scrapes +-2 ms per scrape; the floor's getrusage is as precise as this. Then the process is left alone for as long as the
-// scrapes took and read again: that idle CPU (background threads, timers) is
-// subtracted, so the figure is what the scrapes themselves cost. Prints one
+// scrapes +-2 ms per scrape; the floor's getrusage is as precise as this.
+// Then the process is left alone for as long as the scrapes took and read
+// again: that idle CPU (background threads, timers) is subtracted, so the
+// figure is what the scrapes themselves cost. Prints one
 // line of key=value pairs (parsed by tests/bench/vm_cost_table.py). A
 // benchmark: it reports and asserts nothing about time; exit 1 only if a scrape
 // fails.
@@ -20,7 +21,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -141,8 +141,8 @@ int Run(const Options& o) {
   const double wall = Now() - t0;
   auto c1 = CpuNs(o.pid);
   if (!c0 || !c1) {
-    std::fprintf(stderr, "rnic_vm_scrape_cpu: cannot read the CPU clock of %d\n",
-                 o.pid);
+    std::fprintf(
+        stderr, "rnic_vm_scrape_cpu: cannot read the CPU clock of %d\n", o.pid);
     return 1;
   }
   long long idle_ns = 0;
