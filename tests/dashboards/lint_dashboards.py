@@ -20,9 +20,10 @@ Metric names:
   every metric a dashboard query or a rule expression reads must be
   recorded by dashboards/rules/*.yaml or declared: the FamilyDesc names
   `rnic_metric_docs --names` prints (--metric-docs-bin; every collector's
-  spec.families and the exporter's own), or a row of the README metrics
-  table. Placeholders such as rnic_hw_<counter>_total match any name of that
-  shape; histogram families also allow _bucket/_sum/_count.
+  spec.families and the exporter's own), or a row of a table in
+  docs/metrics.md (generated from the same declarations). Placeholders
+  such as rnic_hw_<counter>_total match any name of that shape; histogram
+  families also allow _bucket/_sum/_count.
 
 Python standard library only. Exit status 0 = clean, 1 = findings.
 """
@@ -261,15 +262,15 @@ def read_rule_exprs(path):
 
 # ---------------------------------------------------------- documented names
 
-README_ROW_RE = re.compile(r"^\|\s*`(rnic_[A-Za-z0-9_<>]+)`", re.M)
+DOCS_ROW_RE = re.compile(r"^\|\s*`(rnic_[A-Za-z0-9_<>]+)`", re.M)
 
 
-def readme_names(repo):
-    """Metric names in the rows of the README metrics table."""
-    readme = os.path.join(repo, "README.md")
-    if not os.path.exists(readme):
+def docs_page_names(repo):
+    """Metric names in the table rows of docs/metrics.md."""
+    page = os.path.join(repo, "docs", "metrics.md")
+    if not os.path.exists(page):
         return set()
-    return set(README_ROW_RE.findall(open(readme, encoding="utf-8").read()))
+    return set(DOCS_ROW_RE.findall(open(page, encoding="utf-8").read()))
 
 
 def declared_names(docs_bin):
@@ -568,7 +569,7 @@ def main():
         findings.add("rnic_metric_docs", "metric-documented",
                      "no declared metric names (pass --metric-docs-bin "
                      "<build>/exporter/rnic_metric_docs)")
-    docs = declared | readme_names(args.repo)
+    docs = declared | docs_page_names(args.repo)
     print(f"lint: {len(files)} dashboards, {len(exprs)} queries, "
           f"{len(rule_exprs)} rule expressions, {len(recorded)} recorded "
           f"names, {len(declared)} declared and {len(docs)} documented "
@@ -603,10 +604,10 @@ def main():
         for m, where in sorted(unknown.items()):
             findings.add(where, "metric-documented",
                          f"{m} is neither recorded by a rule nor declared "
-                         "(rnic_metric_docs --names, README table)")
+                         "(rnic_metric_docs --names, docs/metrics.md)")
     elif not args.require_docs:
         print("lint: SKIP metric-name check: no --metric-docs-bin and no "
-              "README table "
+              "docs/metrics.md "
               "(use --require-docs to fail instead)")
 
     for item in findings.items:

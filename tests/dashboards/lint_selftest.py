@@ -4,7 +4,7 @@
 Runs the linter on testdata/bad_dashboard.json, which breaks one rule per
 panel/variable on purpose, and expects every one of those rules reported.
 Declared names come from testdata/fake_metric_docs (a stand-in for
-`rnic_metric_docs --names`) and the README table of testdata/fakerepo; they
+`rnic_metric_docs --names`) and the docs/metrics.md table of testdata/fakerepo; they
 must pass, while an undeclared metric in a dashboard or in a rule of
 fakerepo/dashboards/rules must be reported. Without (or with a failing)
 docs binary, --require-docs must fail.
@@ -16,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINT = os.path.join(HERE, "lint_dashboards.py")
 BAD = os.path.join(HERE, "testdata", "bad_dashboard.json")
-# A repository with a README metrics table and one rule file.
+# A repository with a docs/metrics.md table and one rule file.
 FAKE_REPO = os.path.join(HERE, "testdata", "fakerepo")
 FAKE_DOCS = os.path.join(HERE, "testdata", "fake_metric_docs")
 FAILING_DOCS = os.path.join(HERE, "testdata", "failing_metric_docs")
@@ -68,7 +68,7 @@ def main():
     # must not be reported.
     for name in ("rnic_port_state ", "rnic_port_data_transmitted_bytes_total ",
                  "rnic_hw_some_driver_counter_total",
-                 "rnic_fake_rule_input_total", "rnic_fake_readme_only",
+                 "rnic_fake_rule_input_total", "rnic_fake_docs_page_only",
                  "rnic_fake_latency_seconds_bucket", "[panel-id] duplicate id 4"):
         if name in out:
             print(f"selftest: linter wrongly reported {name.strip()}")
