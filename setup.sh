@@ -48,6 +48,6 @@ if ! command -v npm >/dev/null; then
   $SUDO apt-get install -y -q --no-install-recommends npm
 fi
 # The generator's packages, exactly as package-lock.json pins them.
-npm ci --prefix "$(dirname "$0")/dashboards/grafana" --no-audit --no-fund \
-  --loglevel=error
+npm ci --prefix "$(dirname "$0")/dashboards/grafana/generator" \
+  --no-audit --no-fund --loglevel=error
 echo "setup: all packages present"

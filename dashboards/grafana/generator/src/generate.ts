@@ -1,6 +1,6 @@
-// Writes the dashboards as JSON next to the sources, or with --check fails
-// when a committed file differs from what the sources produce.
-//   node <compiled>/generate.js [--check] [--out DIR]
+// Writes the dashboards as JSON into DIR, or with --check fails when a file
+// there differs from what the sources produce (../../generate.sh runs it).
+//   node <compiled>/generate.js --out DIR [--check]
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -43,8 +43,11 @@ export function render(build: () => Dashboard): string {
 function main(argv: string[]): number {
   const check = argv.includes("--check");
   const outAt = argv.indexOf("--out");
-  // Compiled to <dir>/out/generate.js by default: the JSON lives in <dir>.
-  const outDir = outAt >= 0 ? argv[outAt + 1] : join(__dirname, "..");
+  if (outAt < 0 || !argv[outAt + 1]) {
+    console.error("usage: generate.js --out DIR [--check]");
+    return 2;
+  }
+  const outDir = argv[outAt + 1];
   const stale: string[] = [];
   for (const [name, build] of Object.entries(DASHBOARDS)) {
     const path = join(outDir, name);

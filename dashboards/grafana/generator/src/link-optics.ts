@@ -8,14 +8,13 @@ import { DSEL, target } from "./queries";
 export function linkOptics(): Dashboard {
   // FEC, standard PHY/MAC statistics and optics (ethtool collector).
   const lay = new Layout();
-  const ndsel = DSEL;
   const netLegend = "{{instance}} {{netdev}}";
   lay.row("FEC");
   lay.add(8, 8, table(
     "FEC mode",
     "Active FEC mode per netdev (rnic_fec_active_mode_info): none, rs, " +
       "baser, llrs. It must match the far end.",
-    [target(`rnic_fec_active_mode_info{${ndsel}}`)],
+    [target(`rnic_fec_active_mode_info{${DSEL}}`)],
     "none",
     { exclude: ["job", "Value"] },
   ));
@@ -26,7 +25,7 @@ export function linkOptics(): Dashboard {
       "degrades (alert RnicFecCorrectedRateHigh).",
     [
       target(
-        `rate(rnic_fec_corrected_blocks_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_fec_corrected_blocks_total{${DSEL}}[$__rate_interval])`,
         netLegend,
       ),
     ],
@@ -38,7 +37,7 @@ export function linkOptics(): Dashboard {
       "(rnic_fec_uncorrectable_blocks_total).",
     [
       target(
-        `rate(rnic_fec_uncorrectable_blocks_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_fec_uncorrectable_blocks_total{${DSEL}}[$__rate_interval])`,
         netLegend,
       ),
     ],
@@ -51,7 +50,7 @@ export function linkOptics(): Dashboard {
       "fibre or module lane.",
     [
       target(
-        `rate(rnic_fec_lane_corrected_blocks_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_fec_lane_corrected_blocks_total{${DSEL}}[$__rate_interval])`,
         "{{instance}} {{netdev}} lane {{lane}}",
       ),
     ],
@@ -63,11 +62,11 @@ export function linkOptics(): Dashboard {
       "the standard statistics groups, per second.",
     [
       target(
-        `rate(rnic_ethtool_eth_phy_symbol_error_during_carrier_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_ethtool_eth_phy_symbol_error_during_carrier_total{${DSEL}}[$__rate_interval])`,
         "{{instance}} {{netdev}} symbol",
       ),
       target(
-        `rate(rnic_ethtool_eth_mac_frame_check_sequence_errors_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_ethtool_eth_mac_frame_check_sequence_errors_total{${DSEL}}[$__rate_interval])`,
         "{{instance}} {{netdev}} fcs",
       ),
     ],
@@ -93,7 +92,7 @@ export function linkOptics(): Dashboard {
       verb + " frames" + frameSizeHelp,
       [
         target(
-          `rate(rnic_ethtool_rmon_frame_size_packets_total{${ndsel},direction="${direction}"}[$__rate_interval])`,
+          `rate(rnic_ethtool_rmon_frame_size_packets_total{${DSEL},direction="${direction}"}[$__rate_interval])`,
           "{{instance}} {{netdev}} {{low}}-{{high}}",
         ),
       ],
@@ -106,7 +105,7 @@ export function linkOptics(): Dashboard {
     "Modules",
     "Pluggable modules (rnic_optic_info): type, management spec, vendor, " +
       "part number, revision, serial.",
-    [target(`rnic_optic_info{${ndsel}}`)],
+    [target(`rnic_optic_info{${DSEL}}`)],
     "none",
     { exclude: ["job", "Value"] },
   ));
@@ -115,9 +114,9 @@ export function linkOptics(): Dashboard {
     "rnic_optic_temperature_celsius, with each module's own high-warning " +
       "threshold (dashed in the legend as 'warn').",
     [
-      target(`rnic_optic_temperature_celsius{${ndsel}}`, netLegend),
+      target(`rnic_optic_temperature_celsius{${DSEL}}`, netLegend),
       target(
-        `rnic_optic_temperature_threshold_celsius{${ndsel},level="high_warning"}`,
+        `rnic_optic_temperature_threshold_celsius{${DSEL},level="high_warning"}`,
         "{{instance}} {{netdev}} warn",
       ),
     ],
@@ -126,7 +125,7 @@ export function linkOptics(): Dashboard {
   lay.add(12, 8, timeseries(
     "Supply voltage",
     "rnic_optic_supply_voltage_volts (3.3 V nominal).",
-    [target(`rnic_optic_supply_voltage_volts{${ndsel}}`, netLegend)],
+    [target(`rnic_optic_supply_voltage_volts{${DSEL}}`, netLegend)],
     "volt",
   ));
   lay.add(12, 8, timeseries(
@@ -135,11 +134,11 @@ export function linkOptics(): Dashboard {
       "threshold (alert RnicOpticRxPowerLow).",
     [
       target(
-        `rnic_optic_rx_power_watts{${ndsel}}`,
+        `rnic_optic_rx_power_watts{${DSEL}}`,
         "{{instance}} {{netdev}} lane {{lane}}",
       ),
       target(
-        `rnic_optic_rx_power_threshold_watts{${ndsel},level="low_warning"}`,
+        `rnic_optic_rx_power_threshold_watts{${DSEL},level="low_warning"}`,
         "{{instance}} {{netdev}} low warn",
       ),
     ],
@@ -150,7 +149,7 @@ export function linkOptics(): Dashboard {
     "rnic_optic_tx_power_watts per lane.",
     [
       target(
-        `rnic_optic_tx_power_watts{${ndsel}}`,
+        `rnic_optic_tx_power_watts{${DSEL}}`,
         "{{instance}} {{netdev}} lane {{lane}}",
       ),
     ],
@@ -162,7 +161,7 @@ export function linkOptics(): Dashboard {
       "an ageing laser.",
     [
       target(
-        `rnic_optic_tx_bias_amperes{${ndsel}}`,
+        `rnic_optic_tx_bias_amperes{${DSEL}}`,
         "{{instance}} {{netdev}} lane {{lane}}",
       ),
     ],
@@ -172,7 +171,7 @@ export function linkOptics(): Dashboard {
     "Raised module flags",
     "Alarm and warning flags the module latched since the previous read " +
       "(rnic_optic_alarm_flag == 1).",
-    [target(`rnic_optic_alarm_flag{${ndsel}} == 1`)],
+    [target(`rnic_optic_alarm_flag{${DSEL}} == 1`)],
     "none",
     { exclude: ["job", "Value"] },
   ));
@@ -186,7 +185,7 @@ export function linkOptics(): Dashboard {
       "once.",
     [
       target(
-        `rate(rnic_pcie_iio_bytes_total{${ndsel}}[$__rate_interval])`,
+        `rate(rnic_pcie_iio_bytes_total{${DSEL}}[$__rate_interval])`,
         "{{instance}} {{device}} {{direction}}",
       ),
     ],

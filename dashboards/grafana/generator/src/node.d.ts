@@ -7,5 +7,4 @@ declare module "node:fs" {
 declare module "node:path" {
   export function join(...parts: string[]): string;
 }
-declare const __dirname: string;
 declare const process: { argv: string[]; exitCode?: number };

@@ -21,7 +21,7 @@ for (const [where, pkg] of Object.entries(lock.packages)) {
   if (got !== pkg.version) {
     console.error(
       `${where} is ${got ?? "missing"}, package-lock.json pins ${pkg.version}: ` +
-        "run npm ci --prefix dashboards/grafana (setup.sh does)",
+        "run npm ci --prefix dashboards/grafana/generator (setup.sh does)",
     );
     process.exit(1);
   }
