@@ -51,6 +51,8 @@ export function rnicDashboard(
   extraVariables: dashboard.QueryVariableBuilder[] = [],
 ): dashboard.Dashboard {
   const builder = new dashboard.DashboardBuilder(title)
+    // null: Grafana assigns the numeric id when it stores the dashboard.
+    .id(null)
     .uid(uid)
     .description(description)
     .tags(["rnic", "rdma"])
