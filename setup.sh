@@ -18,6 +18,8 @@ PKGS=(
   curl openssl prometheus prometheus-node-exporter python3 jq ethtool
   # dashboards and packaging tiers (tests/dashboards, tests/packaging)
   yamllint shellcheck strace debhelper dpkg-dev lintian
+  # the dashboards' generator (dashboards/grafana: TypeScript, Grafana's SDK)
+  nodejs
   # the Helm chart rendered by Helm's engine (Go text/template + sprig)
   golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev
   # Soft-RoCE VM harness (tests/vm)
@@ -40,4 +42,12 @@ for svc in prometheus prometheus-node-exporter; do
     $SUDO systemctl stop "$svc" || true
   fi
 done
+# npm: Debian's package, unless Node.js brought its own (NodeSource's nodejs
+# provides npm and conflicts with Debian's).
+if ! command -v npm >/dev/null; then
+  $SUDO apt-get install -y -q --no-install-recommends npm
+fi
+# The generator's packages, exactly as package-lock.json pins them.
+npm ci --prefix "$(dirname "$0")/dashboards/grafana/generator" \
+  --no-audit --no-fund --loglevel=error
 echo "setup: all packages present"

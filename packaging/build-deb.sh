@@ -20,7 +20,8 @@ if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
   (cd "$repo" && git ls-files -z --cached --others --exclude-standard |
     tar --null --no-recursion -T - -cf -) | tar -xf - -C "$src"
 else  # e.g. a container build context without .git
-  tar -C "$repo" --exclude='./build*' --exclude='./.git' -cf - . |
+  tar -C "$repo" --exclude='./build*' --exclude='./.git' \
+    --exclude='node_modules' -cf - . |
     tar -xf - -C "$src"
 fi
 cp -r "$src/packaging/debian" "$src/debian"
