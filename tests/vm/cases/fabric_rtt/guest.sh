@@ -1,0 +1,53 @@
+# The fabric probe's RTT against ping's (see host.py). Default collectors
+# plus the fabric and loopback probes, as a user runs them; the client pings
+# the server over the same eth0 while the host reads the histograms in
+# Prometheus. perftest over rdma_cm first, on the same path, for the log.
+sed "s/PEER/$PEER_IP/" /case/fabric.yml >/tmp/fabric.yml
+reachable "$PEER_IP" || fail "peer $PEER_IP unreachable over eth0"
+
+# ib_write_lat through rdma_cm (-R), as the probe connects: back-to-back
+# round trips, the path with traffic on it.
+LAT="ib_write_lat -d rxe0 -R -s 64 -n 300 -F"
+if [ "$VM_NAME" = server ]; then
+  signal perftest-ready
+  $LAT >/tmp/lat.txt 2>&1 || { cat /tmp/lat.txt; fail "ib_write_lat -R server"; }
+else
+  wait_for perftest-ready 60 || fail "server not ready for ib_write_lat"
+  i=0
+  until $LAT "$PEER_IP" >/tmp/lat.txt 2>&1; do
+    i=$((i + 1))
+    [ $i -lt 20 ] || { cat /tmp/lat.txt; fail "ib_write_lat -R client"; }
+    sleep 0.5
+  done
+  say "ib_write_lat -R over rxe0 (one way, us): $(awk '$1 == 64 { print "min", $3, "typical", $5, "avg", $6 }' /tmp/lat.txt)"
+  signal perftest-done
+fi
+[ "$VM_NAME" = client ] || wait_for perftest-done 60 || fail "ib_write_lat never finished"
+
+start_exporter --collector.fabric --collector.probe --config.file=/tmp/fabric.yml
+signal "$VM_NAME-up"
+
+# ping_median TAG: 60 pings a second apart; signals ping-TAG-done with the
+# median RTT in ms (and min, max, count for the log).
+ping_median() {
+  ping -c 60 -i 1 -W 2 "$PEER_IP" | sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' |
+    sort -n | awk '{ v[NR] = $1 }
+      END { if (NR == 0) { print "NA"; exit }
+            m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+            printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR }' >/tmp/ping.txt
+  say "ping $1 (median min max n): $(cat /tmp/ping.txt)"
+  signal "ping-$1-done" "$(cat /tmp/ping.txt)"
+}
+
+if [ "$VM_NAME" = client ]; then
+  wait_for ping-idle 240 || fail "host never asked for the idle ping"
+  ping_median idle
+  wait_for delay-on 120 || fail "host never asked for the delay"
+  tc qdisc add dev eth0 root netem delay 10ms || fail "tc netem delay"
+  signal delay-is-on
+  wait_for ping-delay 120 || fail "host never asked for the delayed ping"
+  ping_median delay
+  tc qdisc del dev eth0 root
+fi
+wait_host 300 || fail "host side failed"
+stop_exporter
