@@ -4,6 +4,7 @@
 # Prometheus. perftest over rdma_cm first, on the same path, for the log.
 sed "s/PEER/$PEER_IP/" /case/fabric.yml >/tmp/fabric.yml
 reachable "$PEER_IP" || fail "peer $PEER_IP unreachable over eth0"
+reachable "$PEER_IP2" || fail "peer $PEER_IP2 unreachable over eth2"
 
 # ib_write_lat through rdma_cm (-R), as the probe connects: back-to-back
 # round trips, the path with traffic on it.
@@ -27,16 +28,23 @@ fi
 start_exporter --collector.fabric --collector.probe --config.file=/tmp/fabric.yml
 signal "$VM_NAME-up"
 
-# ping_median TAG: 60 pings a second apart; signals ping-TAG-done with the
-# median RTT in ms (and min, max, count for the log).
+# ping_median TAG: 60 pings a second apart over eth0 and, at the same time,
+# over eth2; signals ping-TAG-done with the median RTT of each in ms (and
+# eth0's min, max and count for the log).
 ping_median() {
-  ping -c 60 -i 1 -W 2 "$PEER_IP" | sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' |
-    sort -n | awk '{ v[NR] = $1 }
-      END { if (NR == 0) { print "NA"; exit }
-            m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-            printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR }' >/tmp/ping.txt
-  say "ping $1 (median min max n): $(cat /tmp/ping.txt)"
-  signal "ping-$1-done" "$(cat /tmp/ping.txt)"
+  pids=
+  for peer in "$PEER_IP" "$PEER_IP2"; do
+    ping -c 60 -i 1 -W 2 "$peer" | sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' |
+      sort -n | awk '{ v[NR] = $1 }
+        END { if (NR == 0) { print "NA"; exit }
+              m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR }' >"/tmp/ping.$peer" &
+    pids="$pids $!"
+  done
+  # shellcheck disable=SC2086 # (not a bare wait: the exporter is a child too)
+  wait $pids
+  say "ping $1 eth0, eth2 (median min max n): $(cat "/tmp/ping.$PEER_IP"), $(cat "/tmp/ping.$PEER_IP2")"
+  signal "ping-$1-done" "$(cat "/tmp/ping.$PEER_IP") $(cut -d' ' -f1 "/tmp/ping.$PEER_IP2")"
 }
 
 if [ "$VM_NAME" = client ]; then
