@@ -10,6 +10,7 @@ PKGS=(
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
   prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
   libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
+  libcurl4-openssl-dev  # the fabric probe's address exchange (HTTP/HTTPS client)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy
   # fuzzing (tests/fuzz): clang and its libFuzzer/sanitizer runtimes

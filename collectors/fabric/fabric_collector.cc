@@ -104,8 +104,8 @@ CollectorSpec MakeFabricCollectorSpec() {
       return std::unique_ptr<Collector>(
           new fabric::FabricCollector(stats, nullptr, nullptr));
     }
-    // Loads the exchange's TLS files (OpenSSL only with https) and checks
-    // the password file: a mistake there stops start-up.
+    // Loads the exchange's TLS files (with https) and checks the password
+    // file: a mistake there stops start-up.
     auto client = fabric::ExchangeClient::Create(*cfg);
     if (!client) return client.error();
     auto model = args.shared && args.shared->host ? args.shared->host

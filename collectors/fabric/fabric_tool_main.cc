@@ -16,7 +16,8 @@
 //   rnic_fabric_tool --exchange HOST:PORT [--config FILE]
 // fetches a peer exporter's /fabric/addresses as the collector does, with
 // the exchange settings of FILE's fabric: section (https, TLS, basic auth),
-// and prints the answer, or "exchange_failed: <why>" (exit 1).
+// and prints the answer, or "exchange_failed: <host:port>: <step>: <why>"
+// (exit 1); settings that do not load exit 2.
 #include <signal.h>
 #include <yaml-cpp/yaml.h>
 

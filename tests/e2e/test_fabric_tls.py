@@ -1,9 +1,12 @@
 """The fabric address exchange against a peer exporter that serves TLS and
 asks for basic auth and a client certificate (its --web.config.file): the
-client side is rnic_fabric_tool --exchange (the collector's own client and
-config parser) and a second exporter with the fabric collector. Certificates
-come from the real openssl CLI. Bad exchange settings stop start-up (exit 2)."""
+client side is rnic_fabric_tool --exchange (the collector's own libcurl
+client and config parser) and a second exporter with the fabric collector.
+Certificates come from the real openssl CLI. Errors name the peer's
+host:port and the step that failed. Bad exchange settings stop start-up
+(exit 2)."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -61,9 +64,9 @@ class FabricTlsExchangeTest(unittest.TestCase):
                 "  exchange_basic_auth: {username: rnic, password_file: %s}\n"
                 % (scheme, tls, pw or self.good_pw))
 
-    def exchange(self, config_text):
+    def exchange(self, config_text, peer=None):
         cfg = self.write("rnic.yml", config_text)
-        p = subprocess.run([TOOL, "--exchange", self.peer.address, "--config", cfg],
+        p = subprocess.run([TOOL, "--exchange", (peer or self.peer).address, "--config", cfg],
                            capture_output=True, text=True, timeout=60)
         for mark in ("runtime error", "AddressSanitizer", "terminate called"):
             self.assertNotIn(mark, p.stderr)
@@ -81,7 +84,9 @@ class FabricTlsExchangeTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         rc, out = self.exchange(self.fabric(extra_tls="    server_name: other.example\n"))
         self.assertEqual(rc, 1)
-        self.assertIn("certificate verify failed: hostname mismatch", out)
+        self.assertIn("exchange_failed: %s: TLS handshake: certificate verify failed: "
+                      % self.peer.address, out)
+        self.assertIn("'other.example'", out)
         rc, out = self.exchange(self.fabric(
             extra_tls="    server_name: other.example\n    insecure_skip_verify: true\n"))
         self.assertEqual(rc, 0, out)
@@ -89,23 +94,48 @@ class FabricTlsExchangeTest(unittest.TestCase):
     def test_wrong_ca(self):
         rc, out = self.exchange(self.fabric(ca=self.other.ca_crt))
         self.assertEqual(rc, 1)
-        self.assertIn("exchange_failed: TLS handshake: certificate verify failed", out)
+        self.assertIn("exchange_failed: %s: TLS handshake: certificate verify failed: "
+                      % self.peer.address, out)
 
     def test_wrong_password(self):
         rc, out = self.exchange(self.fabric(pw=self.bad_pw))
         self.assertEqual(rc, 1)
-        self.assertIn("exchange_failed: HTTP status 401", out)
+        self.assertEqual(out, "exchange_failed: %s: HTTP status 401\n" % self.peer.address)
 
     def test_no_client_certificate(self):
         rc, out = self.exchange(self.fabric(cert=False))
         self.assertEqual(rc, 1)
-        self.assertRegex(out, "exchange_failed: TLS .*(client certificate|certificate required)")
+        # TLS 1.3: the server's refusal arrives after the client's side of the
+        # handshake is done, as the answer is read.
+        self.assertRegex(out, r"^exchange_failed: %s: (TLS handshake|answer): .*"
+                         r"\(does the peer require a client certificate\? "
+                         r"exchange_tls_config.cert_file\)$" % re.escape(self.peer.address))
 
     def test_plain_http_against_the_tls_port(self):
         rc, out = self.exchange(self.fabric(scheme="http"))
         self.assertEqual(rc, 1)
-        self.assertIn("exchange_failed:", out)
-        self.assertIn("TLS", out)
+        self.assertIn("exchange_failed: %s: answer: " % self.peer.address, out)
+        self.assertIn("(does the peer serve TLS? exchange_scheme: https)", out)
+
+    def test_https_against_a_plain_http_peer(self):
+        with Exporter(BIN, BASE_ARGS) as plain:
+            rc, out = self.exchange(self.fabric(), peer=plain)
+        self.assertEqual(rc, 1)
+        self.assertIn("exchange_failed: %s: TLS handshake: " % plain.address, out)
+        self.assertIn("(does the peer serve plain HTTP? exchange_scheme: http)", out)
+
+    def test_files_that_do_not_load_stop_start_up(self):
+        # A key that is not the certificate's: libcurl refuses the pair.
+        _, other_key = self.pki.issue("other", 13, self.pki.client_ext)
+        cfg = self.write("rnic.yml", self.fabric().replace(self.client_key, other_key))
+        for argv in ([TOOL, "--exchange", self.peer.address, "--config", cfg],
+                     [BIN] + BASE_ARGS + ["--web.listen-address=127.0.0.1:0",
+                                          "--config.file=" + cfg]):
+            with self.subTest(argv=argv[0]):
+                p = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+                self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                self.assertIn("fabric.exchange_tls_config.cert_file, key_file: cannot load '%s', '%s'"
+                              % (self.client_crt, other_key), p.stderr)
 
     def test_exporter_exchanges_with_the_tls_peer(self):
         def failures(exp, peer):

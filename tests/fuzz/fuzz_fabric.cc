@@ -1,14 +1,14 @@
 // Everything the fabric collector reads from the network: the private data
 // of an rdma_cm CONNECT_REQUEST / ESTABLISHED reply, a peer exporter's
-// /fabric/addresses answer (raw HTTP and JSON), a file_sd file and a /probe
-// query string. The first byte picks the parser. Seeds: make_seeds.py.
+// /fabric/addresses JSON (libcurl parses the HTTP around it), a file_sd file
+// and a /probe query string. The first byte picks the parser. Seeds:
+// make_seeds.py.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
 #include "collectors/fabric/addresses.h"
-#include "collectors/fabric/http_get.h"
 #include "collectors/fabric/peer_sources.h"
 #include "collectors/fabric/private_data.h"
 #include "collectors/fabric/probe_target.h"
@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   const std::string_view text(reinterpret_cast<const char*>(rest.data()),
                               rest.size());
   std::size_t sink = 0;
-  switch (which % 5) {
+  switch (which % 4) {
     case 0: {
       const auto req = ParseHello(rest, HelloKind::kRequest, kMaxMessage);
       const auto rep = ParseHello(rest, HelloKind::kReply, kMaxMessage);
@@ -45,19 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
         // Our own answer of what we parsed parses to the same.
         auto again = ParseAddressesJson(AddressesToJson(*a));
         if (!again.ok()) __builtin_trap();
-        sink += PairAddresses(a->addresses, a->addresses, Pairing::kSubnet)
-                    .size();
+        sink +=
+            PairAddresses(a->addresses, a->addresses, Pairing::kSubnet).size();
       }
       break;
     case 2:
       if (auto p = ParseFileSd(text); p.ok()) sink += p->size();
       break;
     case 3:
-      if (auto b = ParseHttpAnswer(text); b.ok()) {
-        if (auto a = ParseAddressesJson(*b); a.ok()) sink += a->port;
-      }
-      break;
-    case 4:
       if (auto q = rnic::ParseQueryString(text); q.ok()) {
         const std::vector<PeerSpec> peers = {{"node-a", 0, {}}};
         auto r = ParseProbeRequest(*q, peers, {}, 9709);

@@ -194,9 +194,7 @@ add("fuzz_fabric", b"\x01" + _addresses.encode())
 add("fuzz_fabric", b"\x02" + b'[{"targets":["10.0.3.2:9709","node-b"],'
     b'"labels":{"tor":"t1","rail":"0"}}]')
 add("fuzz_fabric", b"\x02- targets: [a, 'b:1']\n  labels: {tor: t2}\n")
-add("fuzz_fabric", b"\x03HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-    b"Content-Length: 10\r\n\r\n" + _addresses.encode())
-add("fuzz_fabric", b"\x04target=node-a%3A9709&device=mlx5_0&operation=write")
+add("fuzz_fabric", b"\x03target=node-a%3A9709&device=mlx5_0&operation=write")
 add("fuzz_web_config", read(os.path.join(SRC, "packaging", "web-config.yml")))
 add("fuzz_web_config", """tls_server_config:
   cert_file: server.crt

@@ -1,6 +1,6 @@
 // The address exchange's TLS and basic auth settings (fabric.exchange_*)
-// and the pieces of the client that need no peer: the Authorization header
-// and the password file.
+// and the pieces of the client that need no peer: the password file and
+// the start-up checks.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -99,15 +99,6 @@ TEST(ExchangeConfigTest, BadValuesNameTheKey) {
     EXPECT_NE(ErrorOf(yaml).find(want), std::string::npos)
         << yaml << " -> " << ErrorOf(yaml);
   }
-}
-
-TEST(ExchangeClientTest, BasicAuthHeaderIsBase64OfUserColonPassword) {
-  // RFC 7617's example.
-  EXPECT_EQ(BasicAuthHeader("Aladdin", "open sesame"),
-            "Authorization: Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==\r\n");
-  EXPECT_EQ(BasicAuthHeader("a", ""), "Authorization: Basic YTo=\r\n");
-  EXPECT_EQ(BasicAuthHeader("ab", "c"), "Authorization: Basic YWI6Yw==\r\n");
-  EXPECT_EQ(BasicAuthHeader("ab", "cd"), "Authorization: Basic YWI6Y2Q=\r\n");
 }
 
 TEST(ExchangeClientTest, PasswordFileIsTrimmedAndItsErrorsHideTheContent) {
