@@ -9,8 +9,6 @@
 
 #include <cerrno>
 
-#include "collectors/common/openssl_loader.h"
-
 namespace rnic::fabric {
 namespace {
 
@@ -118,11 +116,6 @@ class TlsConn final : public Conn {
 
 Result<std::unique_ptr<TlsClient>> TlsClient::Create(
     const ExchangeTlsConfig& config) {
-  // OpenSSL is mapped only from here on (collectors/common/openssl_loader.h).
-  if (Status st = LoadOpenSsl(); !st.ok()) {
-    return Error{"fabric.exchange_scheme: https needs OpenSSL: " +
-                 st.error().message};
-  }
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   if (ctx == nullptr)
     return Error{kKey + ": " + OpenSslError("cannot create a TLS context")};
