@@ -8,7 +8,9 @@ PKGS=(
   # build
   build-essential cmake pkg-config ninja-build
   libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
-  prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
+  prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev
+  libdeflate-dev  # gzip of /metrics
+  zlib1g-dev  # tests: inflating what the exporter gzips, gzip_bench's alternatives
   libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
   libcurl4-openssl-dev  # the fabric probe's address exchange (HTTP/HTTPS client)
   libgtest-dev libgmock-dev libbenchmark-dev

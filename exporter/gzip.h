@@ -1,4 +1,5 @@
-// gzip for /metrics, negotiated from Accept-Encoding (q=0 means "not this").
+// gzip for /metrics, negotiated from Accept-Encoding (q=0 means "not this"),
+// compressed by libdeflate.
 #pragma once
 
 #include <string>

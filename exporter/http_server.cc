@@ -5,10 +5,8 @@
 #include <netdb.h>
 
 #include <cstring>
-#include <ctime>
 
 #include "collectors/common/host_port.h"
-#include "exporter/response_head.h"
 
 namespace rnic {
 namespace {
@@ -39,7 +37,6 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
     static constexpr char kBody[] = "request headers too large\n";
     mg_response_header_start(conn, 431);
     mg_response_header_add(conn, "Content-Type", "text/plain", -1);
-    mg_response_header_add(conn, "Connection", "close", -1);
     mg_response_header_add(conn, "Content-Length",
                            std::to_string(sizeof kBody - 1).c_str(), -1);
     mg_response_header_send(conn);
@@ -65,22 +62,19 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
   req.authorization = header("Authorization");
   HttpResponse resp = server->handler().Handle(req);
 
-  // Head and body in one write (response_head.h); a large body (an
-  // uncompressed scrape of hundreds of ports) follows in a second one rather
-  // than being copied.
-  const bool body = req.method != "HEAD" && !resp.body.empty();
-  constexpr std::size_t kCopyBodyBelow = 64 * 1024;
-  const bool copy = body && resp.body.size() < kCopyBodyBelow;
-  std::string out;
-  out.reserve(512 + (copy ? resp.body.size() : 0));
-  AppendResponseHead(
-      resp, mg_get_response_code_text(conn, resp.status),
-      KeepAliveAfter(ri->http_version ? ri->http_version : "",
-                     mg_get_header(conn, "Connection"), resp.status),
-      std::time(nullptr), out);
-  if (copy) out += resp.body;
-  mg_write(conn, out.data(), out.size());
-  if (body && !copy) mg_write(conn, resp.body.data(), resp.body.size());
+  // CivetWeb writes the status line, Date and Connection (keep-alive by its
+  // own rule) around these headers.
+  mg_response_header_start(conn, resp.status);
+  mg_response_header_add(conn, "Content-Type", resp.content_type.c_str(), -1);
+  mg_response_header_add(conn, "Content-Length",
+                         std::to_string(resp.body.size()).c_str(), -1);
+  for (const auto& [name, value] : resp.headers) {
+    mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+  }
+  mg_response_header_send(conn);
+  if (req.method != "HEAD" && !resp.body.empty()) {
+    mg_write(conn, resp.body.data(), resp.body.size());
+  }
   return resp.status;
 }
 

@@ -9,7 +9,6 @@
 
 #include "collectors/collector_spec.h"
 #include "collectors/common/log_once.h"
-#include "collectors/common/openssl_loader.h"
 #include "exporter/config_file.h"
 #include "exporter/flags.h"
 #include "exporter/http_server.h"
@@ -36,8 +35,8 @@ int main(int argc, char** argv) {
   using namespace rnic;
   // Collectors, HTTP workers and the probe run on several threads; with
   // glibc's default of one arena per thread, freed scrape memory stays spread
-  // over many arenas. One arena keeps the resident set small and flat; allocation
-  // contention is negligible at scrape rates.
+  // over many arenas. One arena keeps the resident set small and flat;
+  // allocation contention is negligible at scrape rates.
   mallopt(M_ARENA_MAX, 1);
   // A scrape's large buffers (the response text, big metric vectors) are
   // mmap'ed and unmapped when freed instead of growing the heap, whose top
@@ -88,14 +87,6 @@ int main(int argc, char** argv) {
                     t.error().message);
       }
       tls = std::move(t).value();
-    }
-  }
-  // Its cache keys are HMACs (OpenSSL): loaded, and a missing libssl.so.3
-  // reported, before any request.
-  if (!web.users.empty()) {
-    if (Status st = LoadOpenSsl(); !st.ok()) {
-      return Fail("--web.config.file: " + opts.web_config_file +
-                  ": basic_auth_users needs OpenSSL: " + st.error().message);
     }
   }
   BasicAuth auth(web.users);

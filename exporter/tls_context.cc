@@ -9,8 +9,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include "collectors/common/openssl_loader.h"
-
 namespace rnic {
 namespace {
 
@@ -155,10 +153,6 @@ TlsContext::Stamps TlsContext::CurrentStamps() const {
 }
 
 Result<std::unique_ptr<TlsContext>> TlsContext::Create(TlsConfig config) {
-  // OpenSSL is mapped only from here on (collectors/common/openssl_loader.h).
-  if (Status st = LoadOpenSsl(); !st.ok()) {
-    return Error{"tls_server_config needs OpenSSL: " + st.error().message};
-  }
   std::unique_ptr<TlsContext> t(new TlsContext(std::move(config)));
   t->stamps_ = t->CurrentStamps();
   auto ctx = Build(t->config_, OnClientHello, t.get());

@@ -151,6 +151,16 @@ class WebTlsTest(unittest.TestCase):
             rc, _, _ = curl(self.https(e), "-u", "alice:" + PASSWORD)
             self.assertNotEqual(rc, 0)
 
+    def test_basic_auth_without_tls(self):
+        cfg = self.web_config("basic_auth_users:\n  alice: '%s'\n" % self.hash, "auth.yml")
+        with self.start(cfg) as e:
+            url = "http://%s/metrics" % e.address
+            self.assertEqual(curl(url, "-u", "alice:" + PASSWORD)[1], "200")
+            # Twice: the second answer comes from the HMAC-keyed cache.
+            self.assertEqual(curl(url, "-u", "alice:" + PASSWORD)[1], "200")
+            self.assertEqual(curl(url, "-u", "alice:wrong")[1], "401")
+            self.assertEqual(curl(url)[1], "401")
+
     def test_plain_http_to_tls_port_fails_cleanly(self):
         with self.start(self.tls_config()) as e:
             for _ in range(3):

@@ -234,14 +234,6 @@ for accept in (
         for timeout in ("10", "0.5", "14.5", ""):
             add("fuzz_web_headers", f"{accept}\n{enc}\n{timeout}\n")
 
-# Scrape bodies to gzip: the golden expositions, whole and in pieces of the
-# smoke run's size limit.
-for name in ("metrics.prom", "all_collectors.prom"):
-    with open(os.path.join(SRC, "tests", "golden", name), "rb") as f:
-        body = f.read()
-    for i in range(0, min(len(body), 65536), 8192):
-        add("fuzz_gzip", body[i:i + 8192])
-
 shutil.rmtree(OUT, ignore_errors=True)
 for target, seeds in SEEDS.items():
     d = os.path.join(OUT, target)
