@@ -1,6 +1,7 @@
 #include "collectors/netlink/libnl_transport.h"
 
 #include <linux/netlink.h>
+#include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
@@ -15,7 +16,6 @@
 #include <cstring>
 #include <string>
 
-#include "collectors/netlink/attr_writer.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
 
 namespace rnic::nl {
@@ -116,41 +116,59 @@ Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
 
 LibnlTransport::~LibnlTransport() { nl_socket_free(sock_); }
 
-void LibnlTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
-  out_.clear();
-  EncodeAppend(req, flags, seq);
+void LibnlTransport::MsgFree::operator()(nl_msg* msg) const { nlmsg_free(msg); }
+
+Result<LibnlTransport::MsgPtr> LibnlTransport::Build(const Request& req,
+                                                     int flags) {
+  // Sized for exactly this request: nlmsg_alloc_simple would calloc a page.
+  const std::size_t size =
+      NLMSG_HDRLEN + NLMSG_ALIGN(req.header.size()) +
+      req.u32_attrs.size() *
+          static_cast<std::size_t>(nla_total_size(sizeof(std::uint32_t))) +
+      NLMSG_ALIGN(req.attrs.size());
+  MsgPtr msg(nlmsg_alloc_size(size));
+  if (!msg) return Error{"nlmsg_alloc_size", ENOMEM};
+  nlmsghdr* h = nlmsg_put(msg.get(), NL_AUTO_PORT, NL_AUTO_SEQ,
+                          req.msg_type.value_or(MsgType(req.cmd)),
+                          static_cast<int>(req.header.size()), flags);
+  bool ok = h != nullptr;
+  if (ok && !req.header.empty()) {
+    std::memcpy(nlmsg_data(h), req.header.data(), req.header.size());
+  }
+  for (const auto& [type, value] : req.u32_attrs) {
+    ok = ok && nla_put_u32(msg.get(), type, value) == 0;
+  }
+  if (ok && !req.attrs.empty()) {
+    // Already libnl-encoded (AttrWriter): appended as they are.
+    ok = nlmsg_append(msg.get(), const_cast<std::uint8_t*>(req.attrs.data()),
+                      req.attrs.size(), NLMSG_ALIGNTO) == 0;
+  }
+  if (!ok) return Error{"encode " + req.Key(), EMSGSIZE};
+  // Our port and the socket's next sequence number; NLM_F_REQUEST. No
+  // NLM_F_ACK: auto-ack is off, the flags above are exactly ours.
+  nl_complete_msg(sock_, msg.get());
+  return msg;
 }
 
-void LibnlTransport::EncodeAppend(const Request& req, int flags,
-                                  std::uint32_t seq) {
-  const std::size_t at = out_.size();  // aligned: every message ends so
-  out_.resize(at + NLMSG_HDRLEN, 0);
-  auto append = [this](const void* p, std::size_t n) {
-    const auto* b = static_cast<const std::uint8_t*>(p);
-    out_.insert(out_.end(), b, b + n);
-    out_.resize(NLMSG_ALIGN(out_.size()), 0);
-  };
-  if (!req.header.empty()) append(req.header.data(), req.header.size());
-  AttrWriter attrs(out_);  // appends: the header above is aligned
-  for (const auto& [type, value] : req.u32_attrs) attrs.PutU32(type, value);
-  if (!req.attrs.empty()) append(req.attrs.data(), req.attrs.size());
-  out_.resize(NLMSG_ALIGN(out_.size()), 0);
-  nlmsghdr h{};
-  h.nlmsg_len = static_cast<std::uint32_t>(out_.size() - at);
-  h.nlmsg_type = req.msg_type.value_or(MsgType(req.cmd));
-  h.nlmsg_flags = static_cast<std::uint16_t>(flags);
-  h.nlmsg_seq = seq;
-  h.nlmsg_pid = nl_socket_get_local_port(sock_);
-  std::memcpy(out_.data() + at, &h, sizeof h);
-}
-
-Status LibnlTransport::Send() {
+Status LibnlTransport::Send(std::span<const MsgPtr> msgs) {
+  // Several requests go in one datagram (nl_send_iovec, one iovec per
+  // message); the kernel answers each in turn.
+  std::array<iovec, kSlots> iov{};
+  const std::size_t n = std::min<std::size_t>(msgs.size(), kSlots);
+  for (std::size_t k = 0; k < n; ++k) {
+    nlmsghdr* h = nlmsg_hdr(msgs[k].get());
+    iov[k] = iovec{h, h->nlmsg_len};
+  }
   ++sends_;
-  ssize_t sent = -1;
+  int rc = 0;
   do {
-    sent = ::send(nl_socket_get_fd(sock_), out_.data(), out_.size(), 0);
-  } while (sent < 0 && errno == EINTR);
-  return sent < 0 ? Status(Error{"send", errno}) : Status::Ok();
+    errno = 0;
+    rc = nl_send_iovec(sock_, msgs[0].get(), iov.data(),
+                       static_cast<unsigned>(n));
+  } while (rc < 0 && errno == EINTR);
+  if (rc >= 0) return Status::Ok();
+  // nl_send_iovec keeps errno of the failing sendmsg().
+  return Error{"send", errno != 0 ? errno : LibnlToErrno(rc)};
 }
 
 Status LibnlTransport::Exchange(const Request& req,
@@ -172,12 +190,10 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
   const int flags = NLM_F_REQUEST | (req.dump           ? NLM_F_DUMP
                                      : req.single_reply ? 0
                                                         : NLM_F_ACK);
-  // Encoded by hand into a buffer kept across requests: libnl's
-  // nlmsg_alloc_simple callocs a page per message, and zeroing it was 3 %
-  // of a Soft-RoCE scrape's CPU under TCG.
-  const std::uint32_t seq = nl_socket_use_seq(sock_);
-  Encode(req, flags, seq);
-  if (Status st = Send(); !st.ok()) {
+  auto msg = Build(req, flags);
+  if (!msg.ok()) return msg.error();
+  const std::uint32_t seq = nlmsg_hdr(msg->get())->nlmsg_seq;
+  if (Status st = Send(std::span(&*msg, 1)); !st.ok()) {
     return Error{"send " + req.Key(), st.error().errno_value};
   }
   // Datagrams asked for per read: a doit's one answer, an answer and its
@@ -251,14 +267,18 @@ void LibnlTransport::ExchangeTogether(std::span<const Request> reqs,
                                       std::vector<Status>& results) {
   static_assert(kSlots <= 32, "pending requests are bits of a uint32");
   const std::size_t n = reqs.size();
-  out_.clear();
-  std::uint32_t first_seq = 0;
+  // Sequence numbers follow each other: nl_complete_msg takes the next.
+  std::array<MsgPtr, kSlots> msgs;
   for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t seq = nl_socket_use_seq(sock_);
-    if (k == 0) first_seq = seq;
-    EncodeAppend(reqs[k], NLM_F_REQUEST, seq);
+    auto msg = Build(reqs[k], 0);
+    if (!msg.ok()) {
+      for (std::size_t j = 0; j < n; ++j) results[base + j] = msg.error();
+      return;
+    }
+    msgs[k] = std::move(*msg);
   }
-  if (Status st = Send(); !st.ok()) {
+  const std::uint32_t first_seq = nlmsg_hdr(msgs[0].get())->nlmsg_seq;
+  if (Status st = Send(std::span(msgs.data(), n)); !st.ok()) {
     for (std::size_t k = 0; k < n; ++k) {
       results[base + k] =
           Error{"send " + reqs[k].Key(), st.error().errno_value};

@@ -1,6 +1,11 @@
 // NetlinkTransport over a libnl-3 netlink socket, one per collector:
 // NETLINK_RDMA (the way rdma-core's util/rdma_nl.c talks to the kernel) or
 // NETLINK_GENERIC (ethtool) or NETLINK_ROUTE (dcbnl), Request::msg_type set.
+// Requests are libnl messages (nlmsg_alloc_size, nlmsg_put, nla_put_u32,
+// nl_complete_msg) sent with nl_send_iovec, several in one datagram when
+// batched; answers are read with recvmmsg(2) on the socket's descriptor
+// (libnl's nl_recv reads one datagram per system call, see README) and
+// walked by WalkMessages.
 #pragma once
 
 #include <linux/netlink.h>
@@ -19,6 +24,7 @@
 #include "collectors/common/result.h"
 #include "collectors/netlink/transport.h"
 
+struct nl_msg;
 struct nl_sock;
 
 namespace rnic::nl {
@@ -79,11 +85,15 @@ class LibnlTransport final : public NetlinkTransport {
   // grow for the next read.
   long ReceiveMany(unsigned want, int flags);
   [[nodiscard]] std::span<const std::uint8_t> Datagram(long j) const;
-  // Encodes `req` into out_ (Encode) or after what out_ holds.
-  void Encode(const Request& req, int flags, std::uint32_t seq);
-  void EncodeAppend(const Request& req, int flags, std::uint32_t seq);
-  // Sends out_ as one datagram.
-  [[nodiscard]] Status Send();
+  struct MsgFree {
+    void operator()(nl_msg* msg) const;
+  };
+  using MsgPtr = std::unique_ptr<nl_msg, MsgFree>;
+  // `req` as a libnl message with `flags`, completed for this socket (port,
+  // next sequence number).
+  [[nodiscard]] Result<MsgPtr> Build(const Request& req, int flags);
+  // Sends `msgs` (at most kSlots) as one datagram.
+  [[nodiscard]] Status Send(std::span<const MsgPtr> msgs);
   nl_sock* sock_;
   Tap tap_;
   // NLMSG_GOODSIZE, or twice the largest datagram lost if that was larger.
@@ -99,8 +109,6 @@ class LibnlTransport final : public NetlinkTransport {
   std::array<std::size_t, kSlots> lens_{};
   std::uint64_t sends_ = 0;
   std::uint64_t reads_ = 0;
-  // The request(s) being sent, kept across exchanges (capacity reused).
-  std::vector<std::uint8_t> out_;
 };
 
 }  // namespace rnic::nl

@@ -10,6 +10,18 @@ Error Malformed(std::string what) {
   return Error{"netlink: malformed " + std::move(what), EBADMSG};
 }
 
+// Nests are parsed up to the last attribute read from them: nla_parse
+// clears one table slot per attribute number at every parse, and a dump
+// parses one nest per object.
+const AttrPolicy kHwCounterEntryPolicy =
+    RdmaPolicy(kAttrStatHwcounterEntryValue);
+const AttrPolicy kCounterStatusEntryPolicy =
+    RdmaPolicy(kAttrStatHwcounterDynamic);
+const AttrPolicy kCounterEntryPolicy = RdmaPolicy(kAttrStatHwcounters);
+const AttrPolicy kSummaryEntryPolicy = RdmaPolicy(kAttrResSummaryEntryCurr);
+// QP (up to RES_KERN_NAME), CQ (RES_CQE) and MR (RES_MRLEN) entries.
+const AttrPolicy kResEntryPolicy = RdmaPolicy(kAttrResMrlen);
+
 Request DevRequest(std::uint16_t cmd, bool dump, std::uint32_t dev) {
   return Request{cmd, dump, {{kAttrDevIndex, dev}}};
 }
@@ -28,7 +40,7 @@ Request PortRequest(std::uint16_t cmd, bool dump, std::uint32_t dev,
 // Streams a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.
 template <typename F>
 Status EachHwCounter(AttrView table, F&& fn) {
-  Attrs entry;
+  Attrs entry(kHwCounterEntryPolicy);
   return ForEachNested(table, [&](std::uint16_t type, AttrView v) -> Status {
     if (type != kAttrStatHwcounterEntry) return Status::Ok();
     Status st = entry.ParseNested(v);
@@ -226,7 +238,7 @@ Result<std::vector<OptionalCounter>> RdmaNetlinkSource::CounterStatus(
     std::uint32_t dev, std::uint32_t port) {
   std::vector<OptionalCounter> out;
   Attrs a;
-  Attrs entry;
+  Attrs entry(kCounterStatusEntryPolicy);
   Status st = t_.Exchange(
       PortRequest(kCmdStatGetStatus, false, dev, port), [&](const nlmsghdr& m) {
         Status pst = a.ParseMessage(m);
@@ -259,7 +271,7 @@ Status RdmaNetlinkSource::BoundCounters(
   Request req = PortRequest(kCmdStatGet, true, dev, port);
   req.u32_attrs.emplace_back(kAttrStatRes, kAttrResQp);
   Attrs a;
-  Attrs line;
+  Attrs line(kCounterEntryPolicy);
   BoundCounter bc;
   return t_.Exchange(req, [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
@@ -296,7 +308,7 @@ Status RdmaNetlinkSource::BoundCounters(
 Result<std::vector<ResSummary>> RdmaNetlinkSource::ResourceSummary() {
   std::vector<ResSummary> out;
   Attrs a;
-  Attrs entry;
+  Attrs entry(kSummaryEntryPolicy);
   Status st =
       t_.Exchange(Request{kCmdResGet, true, {}}, [&](const nlmsghdr& m) {
         Status pst = a.ParseMessage(m);
@@ -331,7 +343,7 @@ Status RdmaNetlinkSource::DumpResources(
     const std::function<void(const ResEntry&)>& fn) {
   const ResSpec spec = SpecOf(kind);
   Attrs a;
-  Attrs e;
+  Attrs e(kResEntryPolicy);
   ResEntry r;
   return t_.Exchange(DevRequest(spec.cmd, true, dev), [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
@@ -397,7 +409,7 @@ Result<std::vector<HwCounter>> RdmaNetlinkSource::CounterValues(
   std::vector<HwCounter> out;
   bool got = false;
   Attrs a;
-  Attrs line;
+  Attrs line(kCounterEntryPolicy);
   Status st = t_.Exchange(req, [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
     if (!pst.ok()) return pst;
