@@ -7,7 +7,8 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(
   # build
   build-essential cmake pkg-config ninja-build
-  libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
+  libibverbs-dev librdmacm-dev
+  libnl-3-dev  # tests and benchmarks build netlink messages with it
   prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev zlib1g-dev
   libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -3,11 +3,9 @@
 #include <linux/ethtool.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
-#include <netlink/msg.h>
 
 #include <array>
 #include <cstring>
-#include <initializer_list>
 #include <utility>
 
 #include "collectors/netlink/attr_parser.h"
@@ -16,68 +14,79 @@
 namespace rnic::ethtool {
 namespace {
 
+using nl::AttrKind;
 using nl::AttrView;
 
-// libnl policies (expected type per attribute number) of the nests we read,
+// Policies (expected kind per attribute number) of the nests we read,
 // from linux/ethtool_netlink.h and linux/genetlink.h.
 template <std::size_t N>
-using Policy = std::array<nla_policy, N>;
+using Policy = std::array<AttrKind, N>;
 
-template <std::size_t N>
-constexpr Policy<N> MakePolicy(
-    std::initializer_list<std::pair<int, std::uint16_t>> types) {
-  Policy<N> p{};
-  for (const auto& [attr, type] : types) p[attr].type = type;
+constexpr auto kCtrlPolicy = [] {
+  Policy<CTRL_ATTR_FAMILY_NAME + 1> p{};
+  p[CTRL_ATTR_FAMILY_ID] = AttrKind::kU16;
+  p[CTRL_ATTR_FAMILY_NAME] = AttrKind::kString;
   return p;
-}
+}();
 
-constexpr auto kCtrlPolicy = MakePolicy<CTRL_ATTR_FAMILY_NAME + 1>(
-    {{CTRL_ATTR_FAMILY_ID, NLA_U16}, {CTRL_ATTR_FAMILY_NAME, NLA_STRING}});
+constexpr auto kFecPolicy = [] {
+  Policy<ETHTOOL_A_FEC_STATS + 1> p{};
+  p[ETHTOOL_A_FEC_HEADER] = AttrKind::kNested;
+  p[ETHTOOL_A_FEC_MODES] = AttrKind::kNested;
+  p[ETHTOOL_A_FEC_AUTO] = AttrKind::kU8;
+  p[ETHTOOL_A_FEC_ACTIVE] = AttrKind::kU32;
+  p[ETHTOOL_A_FEC_STATS] = AttrKind::kNested;
+  return p;
+}();
 
-constexpr auto kFecPolicy =
-    MakePolicy<ETHTOOL_A_FEC_STATS + 1>({{ETHTOOL_A_FEC_HEADER, NLA_NESTED},
-                                         {ETHTOOL_A_FEC_MODES, NLA_NESTED},
-                                         {ETHTOOL_A_FEC_AUTO, NLA_U8},
-                                         {ETHTOOL_A_FEC_ACTIVE, NLA_U32},
-                                         {ETHTOOL_A_FEC_STATS, NLA_NESTED}});
+constexpr auto kFecStatPolicy = [] {
+  Policy<ETHTOOL_A_FEC_STAT_CORR_BITS + 1> p{};
+  p[ETHTOOL_A_FEC_STAT_CORRECTED] = AttrKind::kBinary;
+  p[ETHTOOL_A_FEC_STAT_UNCORR] = AttrKind::kBinary;
+  p[ETHTOOL_A_FEC_STAT_CORR_BITS] = AttrKind::kBinary;
+  return p;
+}();
 
-constexpr auto kFecStatPolicy = MakePolicy<ETHTOOL_A_FEC_STAT_CORR_BITS + 1>(
-    {{ETHTOOL_A_FEC_STAT_CORRECTED, NLA_BINARY},
-     {ETHTOOL_A_FEC_STAT_UNCORR, NLA_BINARY},
-     {ETHTOOL_A_FEC_STAT_CORR_BITS, NLA_BINARY}});
-
-constexpr auto kStatsGrpPolicy = MakePolicy<ETHTOOL_A_STATS_GRP_SS_ID + 1>(
-    {{ETHTOOL_A_STATS_GRP_ID, NLA_U32}, {ETHTOOL_A_STATS_GRP_SS_ID, NLA_U32}});
+constexpr auto kStatsGrpPolicy = [] {
+  Policy<ETHTOOL_A_STATS_GRP_SS_ID + 1> p{};
+  p[ETHTOOL_A_STATS_GRP_ID] = AttrKind::kU32;
+  p[ETHTOOL_A_STATS_GRP_SS_ID] = AttrKind::kU32;
+  return p;
+}();
 
 // Inside one ETHTOOL_A_STATS_GRP_HIST_RX/_TX nest (the attribute numbers
 // continue the _A_STATS_GRP_* enum; _GRP_PAD is nla_put_u64_64bit's pad).
-constexpr auto kHistPolicy = MakePolicy<ETHTOOL_A_STATS_GRP_HIST_VAL + 1>(
-    {{ETHTOOL_A_STATS_GRP_HIST_BKT_LOW, NLA_U32},
-     {ETHTOOL_A_STATS_GRP_HIST_BKT_HI, NLA_U32},
-     {ETHTOOL_A_STATS_GRP_HIST_VAL, NLA_U64}});
+constexpr auto kHistPolicy = [] {
+  Policy<ETHTOOL_A_STATS_GRP_HIST_VAL + 1> p{};
+  p[ETHTOOL_A_STATS_GRP_HIST_BKT_LOW] = AttrKind::kU32;
+  p[ETHTOOL_A_STATS_GRP_HIST_BKT_HI] = AttrKind::kU32;
+  p[ETHTOOL_A_STATS_GRP_HIST_VAL] = AttrKind::kU64;
+  return p;
+}();
 
-constexpr auto kEepromPolicy = MakePolicy<ETHTOOL_A_MODULE_EEPROM_DATA + 1>(
-    {{ETHTOOL_A_MODULE_EEPROM_DATA, NLA_BINARY}});
+constexpr auto kEepromPolicy = [] {
+  Policy<ETHTOOL_A_MODULE_EEPROM_DATA + 1> p{};
+  p[ETHTOOL_A_MODULE_EEPROM_DATA] = AttrKind::kBinary;
+  return p;
+}();
 
 // The attributes after the nlmsghdr and genlmsghdr of a reply.
 Result<AttrView> GenlPayload(const nlmsghdr& msg, std::uint8_t want_cmd) {
-  if (msg.nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN) {
+  constexpr std::size_t kHead = NLMSG_HDRLEN + GENL_HDRLEN;
+  if (msg.nlmsg_len < kHead) {
     return Error{"genetlink: short message", EBADMSG};
   }
-  // libnl's accessors take a non-const header; they only read.
-  auto* nlh = const_cast<nlmsghdr*>(&msg);
+  const auto* base = reinterpret_cast<const std::uint8_t*>(&msg);
   genlmsghdr genl;
-  std::memcpy(&genl, nlmsg_data(nlh), sizeof(genl));
+  std::memcpy(&genl, base + NLMSG_HDRLEN, sizeof(genl));
   if (genl.cmd != want_cmd) {
     return Error{"genetlink: reply command " + std::to_string(genl.cmd) +
                      ", expected " + std::to_string(want_cmd),
                  EBADMSG};
   }
-  const int len = nlmsg_attrlen(nlh, GENL_HDRLEN);
+  const std::size_t len = msg.nlmsg_len - kHead;
   if (len > 0xffff) return Error{"genetlink: reply too long", EBADMSG};
-  return AttrView{static_cast<const std::uint8_t*>(static_cast<const void*>(
-                      nlmsg_attrdata(nlh, GENL_HDRLEN))),
-                  static_cast<std::uint16_t>(len)};
+  return AttrView{base + kHead, static_cast<std::uint16_t>(len)};
 }
 
 // A kernel u64 array attribute (FEC statistics). A length that is no

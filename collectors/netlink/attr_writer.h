@@ -1,8 +1,7 @@
-// Request attributes written with libnl-3 (nla_put_*, nla_nest_start /
-// nla_nest_end_keep_empty) into an nl_msg used as a buffer: the requests of
-// generic netlink and rtnetlink families carry nests (ethtool's
-// *_A_*_HEADER), strings and u8s that Request::u32_attrs cannot express.
-// Take() hands the attribute bytes to Request::attrs.
+// Encodes netlink attributes into a byte buffer (Request::attrs): the
+// requests of generic netlink and rtnetlink families carry nests (ethtool's
+// *_A_*_HEADER), strings (dcbnl's DCB_ATTR_IFNAME) and u8s that
+// Request::u32_attrs cannot express.
 #pragma once
 
 #include <cstddef>
@@ -11,14 +10,14 @@
 #include <string_view>
 #include <vector>
 
-struct nl_msg;
-
 namespace rnic::nl {
 
 class AttrWriter {
  public:
-  AttrWriter();
-  ~AttrWriter();
+  AttrWriter() = default;
+  // Appends to `out` instead of a buffer of its own (the transport encodes
+  // a whole request into one kept buffer).
+  explicit AttrWriter(std::vector<std::uint8_t>& out) : buf_(&out) {}
   AttrWriter(const AttrWriter&) = delete;
   AttrWriter& operator=(const AttrWriter&) = delete;
 
@@ -31,21 +30,17 @@ class AttrWriter {
   void PutBinary(std::uint16_t type, std::span<const std::uint8_t> data) {
     Put(type, data.data(), data.size());
   }
-  // Opens a nest (nla_nest_start sets NLA_F_NESTED); EndNest(token) closes
-  // it, an empty one included.
+  // Opens a nest (NLA_F_NESTED set); EndNest(token) fixes its length.
   [[nodiscard]] std::size_t BeginNest(std::uint16_t type);
   void EndNest(std::size_t token);
 
-  // The attributes written so far: a copy, or a view valid until the next
-  // Put/BeginNest/EndNest.
-  [[nodiscard]] std::vector<std::uint8_t> Take() &&;
-  [[nodiscard]] std::span<const std::uint8_t> bytes() const;
+  [[nodiscard]] std::vector<std::uint8_t> Take() && { return std::move(*buf_); }
+  [[nodiscard]] const std::vector<std::uint8_t>& bytes() const { return *buf_; }
 
  private:
-  // nla_put, growing the message (nlmsg_expand) when it is full.
   void Put(std::uint16_t type, const void* data, std::size_t len);
-  void Grow(std::size_t need);
-  nl_msg* msg_;
+  std::vector<std::uint8_t> own_;
+  std::vector<std::uint8_t>* buf_ = &own_;
 };
 
 }  // namespace rnic::nl

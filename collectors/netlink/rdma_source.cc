@@ -10,18 +10,6 @@ Error Malformed(std::string what) {
   return Error{"netlink: malformed " + std::move(what), EBADMSG};
 }
 
-// Nests are parsed up to the last attribute read from them: nla_parse
-// clears one table slot per attribute number at every parse, and a dump
-// parses one nest per object.
-const AttrPolicy kHwCounterEntryPolicy =
-    RdmaPolicy(kAttrStatHwcounterEntryValue);
-const AttrPolicy kCounterStatusEntryPolicy =
-    RdmaPolicy(kAttrStatHwcounterDynamic);
-const AttrPolicy kCounterEntryPolicy = RdmaPolicy(kAttrStatHwcounters);
-const AttrPolicy kSummaryEntryPolicy = RdmaPolicy(kAttrResSummaryEntryCurr);
-// QP (up to RES_KERN_NAME), CQ (RES_CQE) and MR (RES_MRLEN) entries.
-const AttrPolicy kResEntryPolicy = RdmaPolicy(kAttrResMrlen);
-
 Request DevRequest(std::uint16_t cmd, bool dump, std::uint32_t dev) {
   return Request{cmd, dump, {{kAttrDevIndex, dev}}};
 }
@@ -40,7 +28,7 @@ Request PortRequest(std::uint16_t cmd, bool dump, std::uint32_t dev,
 // Streams a nested table of STAT_HWCOUNTER_ENTRY {NAME, VALUE}.
 template <typename F>
 Status EachHwCounter(AttrView table, F&& fn) {
-  Attrs entry(kHwCounterEntryPolicy);
+  Attrs entry;
   return ForEachNested(table, [&](std::uint16_t type, AttrView v) -> Status {
     if (type != kAttrStatHwcounterEntry) return Status::Ok();
     Status st = entry.ParseNested(v);
@@ -238,7 +226,7 @@ Result<std::vector<OptionalCounter>> RdmaNetlinkSource::CounterStatus(
     std::uint32_t dev, std::uint32_t port) {
   std::vector<OptionalCounter> out;
   Attrs a;
-  Attrs entry(kCounterStatusEntryPolicy);
+  Attrs entry;
   Status st = t_.Exchange(
       PortRequest(kCmdStatGetStatus, false, dev, port), [&](const nlmsghdr& m) {
         Status pst = a.ParseMessage(m);
@@ -271,7 +259,7 @@ Status RdmaNetlinkSource::BoundCounters(
   Request req = PortRequest(kCmdStatGet, true, dev, port);
   req.u32_attrs.emplace_back(kAttrStatRes, kAttrResQp);
   Attrs a;
-  Attrs line(kCounterEntryPolicy);
+  Attrs line;
   BoundCounter bc;
   return t_.Exchange(req, [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
@@ -308,7 +296,7 @@ Status RdmaNetlinkSource::BoundCounters(
 Result<std::vector<ResSummary>> RdmaNetlinkSource::ResourceSummary() {
   std::vector<ResSummary> out;
   Attrs a;
-  Attrs entry(kSummaryEntryPolicy);
+  Attrs entry;
   Status st =
       t_.Exchange(Request{kCmdResGet, true, {}}, [&](const nlmsghdr& m) {
         Status pst = a.ParseMessage(m);
@@ -343,7 +331,7 @@ Status RdmaNetlinkSource::DumpResources(
     const std::function<void(const ResEntry&)>& fn) {
   const ResSpec spec = SpecOf(kind);
   Attrs a;
-  Attrs e(kResEntryPolicy);
+  Attrs e;
   ResEntry r;
   return t_.Exchange(DevRequest(spec.cmd, true, dev), [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
@@ -409,7 +397,7 @@ Result<std::vector<HwCounter>> RdmaNetlinkSource::CounterValues(
   std::vector<HwCounter> out;
   bool got = false;
   Attrs a;
-  Attrs line(kCounterEntryPolicy);
+  Attrs line;
   Status st = t_.Exchange(req, [&](const nlmsghdr& m) {
     Status pst = a.ParseMessage(m);
     if (!pst.ok()) return pst;

@@ -1,9 +1,5 @@
 #include "collectors/netlink/transport.h"
 
-#include <netlink/msg.h>
-
-#include <climits>
-#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -92,34 +88,35 @@ void NetlinkTransport::ExchangeBatch(std::span<const Request> reqs,
 Status WalkMessages(std::span<const std::uint8_t> bytes,
                     std::uint32_t expect_seq, const MessageCallback& on_msg,
                     bool* finished, AnswerEnd end) {
-  if (bytes.empty()) return Status::Ok();
-  // Messages are 4-byte aligned inside a datagram and libnl reads their
-  // headers in place: misaligned input is rejected instead of read.
-  if (reinterpret_cast<std::uintptr_t>(bytes.data()) % NLMSG_ALIGNTO != 0) {
-    return Error{"netlink: misaligned message", EBADMSG};
-  }
-  if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
-    return Error{"netlink: answer too long", EBADMSG};
-  }
-  // libnl's walk takes a non-const header; it only reads.
-  auto* nlh =
-      reinterpret_cast<nlmsghdr*>(const_cast<std::uint8_t*>(bytes.data()));
-  int rem = static_cast<int>(bytes.size());
-  for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
-    if (expect_seq != 0 && nlh->nlmsg_seq != expect_seq) {
-      continue;  // a late reply to an older request on this socket
+  std::size_t off = 0;
+  while (off < bytes.size()) {
+    const std::size_t left = bytes.size() - off;
+    if (left < sizeof(nlmsghdr)) {
+      return Error{"netlink: truncated message header", EBADMSG};
     }
-    if (nlh->nlmsg_type == NLMSG_DONE) {
+    nlmsghdr hdr;
+    std::memcpy(&hdr, bytes.data() + off, sizeof(hdr));
+    if (hdr.nlmsg_len < sizeof(nlmsghdr) || hdr.nlmsg_len > left) {
+      return Error{"netlink: bad message length", EBADMSG};
+    }
+    // Messages are 4-byte aligned inside a datagram; the attribute parser
+    // relies on it, so misaligned input is rejected instead of read.
+    if (reinterpret_cast<std::uintptr_t>(bytes.data() + off) % 4 != 0) {
+      return Error{"netlink: misaligned message", EBADMSG};
+    }
+    const auto* msg = reinterpret_cast<const nlmsghdr*>(bytes.data() + off);
+    if (expect_seq != 0 && hdr.nlmsg_seq != expect_seq) {
+      // A late reply to an older request on this socket: skip it.
+    } else if (hdr.nlmsg_type == NLMSG_DONE) {
       *finished = true;
       return Status::Ok();
-    }
-    if (nlh->nlmsg_type == NLMSG_ERROR) {
+    } else if (hdr.nlmsg_type == NLMSG_ERROR) {
       *finished = true;
-      if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(int))) {
+      if (hdr.nlmsg_len < NLMSG_LENGTH(sizeof(int))) {
         return Error{"netlink: truncated error message", EBADMSG};
       }
       int err = 0;
-      std::memcpy(&err, nlmsg_data(nlh), sizeof(err));
+      std::memcpy(&err, bytes.data() + off + NLMSG_HDRLEN, sizeof(err));
       if (err == 0) return Status::Ok();  // ack
       // The kernel sends -errno (1..4095); anything else, INT_MIN above all
       // (whose negation overflowed, found by tests/fuzz/fuzz_netlink), is
@@ -128,20 +125,18 @@ Status WalkMessages(std::span<const std::uint8_t> bytes,
         return Error{"netlink: bad error code " + std::to_string(err), EBADMSG};
       }
       return Error{"netlink: kernel answered", -err};
+    } else if (hdr.nlmsg_type == NLMSG_NOOP) {
+      // nothing
+    } else {
+      Status st = on_msg(*msg);
+      if (!st.ok()) return st;
+      if (end == AnswerEnd::kFirstMessage) {
+        *finished = true;
+        return Status::Ok();
+      }
     }
-    if (nlh->nlmsg_type == NLMSG_NOOP) continue;
-    Status st = on_msg(*nlh);
-    if (!st.ok()) return st;
-    if (end == AnswerEnd::kFirstMessage) {
-      *finished = true;
-      return Status::Ok();
-    }
+    off += NLMSG_ALIGN(hdr.nlmsg_len);
   }
-  // Fewer bytes left than a header, or a header whose length does not fit.
-  if (rem >= static_cast<int>(sizeof(nlmsghdr))) {
-    return Error{"netlink: bad message length", EBADMSG};
-  }
-  if (rem > 0) return Error{"netlink: truncated message header", EBADMSG};
   return Status::Ok();
 }
 

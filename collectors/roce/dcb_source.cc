@@ -4,8 +4,6 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <netlink/attr.h>
-#include <netlink/msg.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -21,25 +19,26 @@
 
 #include "collectors/netlink/attr_parser.h"
 #include "collectors/netlink/attr_writer.h"
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 
 namespace rnic {
 namespace {
 
-// libnl policies of the RTM_GETDCB reply (linux/dcbnl.h). The structs are
-// NLA_BINARY: an older kernel's shorter struct is read as far as it goes.
+// Policies (expected kind per attribute number) of the RTM_GETDCB reply,
+// from linux/dcbnl.h. The structs are kBinary: an older kernel's shorter
+// struct is read as far as it goes.
 constexpr auto kDcbPolicy = [] {
-  std::array<nla_policy, DCB_ATTR_MAX + 1> p{};
-  p[DCB_ATTR_IEEE].type = NLA_NESTED;
-  p[DCB_ATTR_DCBX].type = NLA_BINARY;
+  std::array<nl::AttrKind, DCB_ATTR_MAX + 1> p{};
+  p[DCB_ATTR_IEEE] = nl::AttrKind::kNested;
+  p[DCB_ATTR_DCBX] = nl::AttrKind::kBinary;
   return p;
 }();
 
 constexpr auto kIeeePolicy = [] {
-  std::array<nla_policy, DCB_ATTR_IEEE_MAX + 1> p{};
-  p[DCB_ATTR_IEEE_ETS].type = NLA_BINARY;
-  p[DCB_ATTR_IEEE_PFC].type = NLA_BINARY;
-  p[DCB_ATTR_IEEE_APP_TABLE].type = NLA_NESTED;
+  std::array<nl::AttrKind, DCB_ATTR_IEEE_MAX + 1> p{};
+  p[DCB_ATTR_IEEE_ETS] = nl::AttrKind::kBinary;
+  p[DCB_ATTR_IEEE_PFC] = nl::AttrKind::kBinary;
+  p[DCB_ATTR_IEEE_APP_TABLE] = nl::AttrKind::kNested;
   return p;
 }();
 
@@ -57,7 +56,8 @@ class RtnetlinkDcbSource final : public DcbSource {
     if (!transport_) {
       // The kernel answers RTM_GETDCB synchronously; the timeout only
       // guards against a reply that never comes.
-      auto t = nl::LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(1));
+      auto t =
+          nl::KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(1));
       if (!t) return t.error();
       transport_ = std::move(*t);
     }
@@ -153,10 +153,12 @@ Result<std::optional<DcbInfo>> ParseDcbIeeeMessage(const nlmsghdr& msg) {
     return Error{"truncated RTM_GETDCB reply"};
   }
   dcbmsg dcb;
-  std::memcpy(&dcb, nlmsg_data(&msg), sizeof(dcb));
+  std::memcpy(&dcb, NLMSG_DATA(&msg), sizeof(dcb));
   if (dcb.cmd != DCB_CMD_IEEE_GET) return std::optional<DcbInfo>();
   nl::Attrs tb(kDcbPolicy);
-  if (!tb.ParseMessage(msg, sizeof(dcbmsg)).ok()) {
+  const auto* attrs =
+      reinterpret_cast<const std::uint8_t*>(&msg) + NLMSG_SPACE(sizeof(dcbmsg));
+  if (!tb.Parse(attrs, msg.nlmsg_len - NLMSG_SPACE(sizeof(dcbmsg))).ok()) {
     return Error{"malformed RTM_GETDCB attributes"};
   }
   DcbInfo info;
