@@ -7,7 +7,8 @@ export DEBIAN_FRONTEND=noninteractive
 PKGS=(
   # build
   build-essential cmake pkg-config ninja-build
-  libibverbs-dev librdmacm-dev libnl-3-dev libnl-route-3-dev
+  libibverbs-dev librdmacm-dev
+  libnl-3-dev  # tests and benchmarks build netlink messages with it
   prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev
   libdeflate-dev  # gzip of /metrics
   zlib1g-dev  # tests: inflating what the exporter gzips, gzip_bench's alternatives

@@ -19,7 +19,7 @@ namespace rnic {
 
 std::shared_ptr<host::HostModel> MakeHostModel(const Paths& paths) {
   return std::make_shared<host::HostModel>(host::HostModel::Options{
-      paths.sysfs, nl::MakeDeviceLister(nl::LibnlOpener())});
+      paths.sysfs, nl::MakeDeviceLister(nl::KernelOpener())});
 }
 
 const std::vector<CollectorSpec>& AllCollectors() {

@@ -13,7 +13,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/ethtool/ethtool_families.h"
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 
 namespace rnic::ethtool {
 namespace {
@@ -316,8 +316,8 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   return Status::Ok();
 }
 
-Result<optics::EepromReadFn> LibnlEepromReader() {
-  auto t = nl::LibnlTransport::Open(NETLINK_GENERIC, kNetlinkTimeout);
+Result<optics::EepromReadFn> KernelEepromReader() {
+  auto t = nl::KernelTransport::Open(NETLINK_GENERIC, kNetlinkTimeout);
   if (!t) return t.error();
   // The transport lives as long as the read function (the poller's).
   std::shared_ptr<nl::NetlinkTransport> transport = std::move(*t);
@@ -385,7 +385,7 @@ CollectorSpec MakeEthtoolCollectorSpec() {
     s.sysfs = args.paths.sysfs;
     s.optics_interval = interval;
     auto t =
-        nl::LibnlTransport::Open(NETLINK_GENERIC, ethtool::kNetlinkTimeout);
+        nl::KernelTransport::Open(NETLINK_GENERIC, ethtool::kNetlinkTimeout);
     if (t) {
       s.transport = std::move(*t);
     } else {
@@ -394,7 +394,7 @@ CollectorSpec MakeEthtoolCollectorSpec() {
                {{"err", t.error().ToString()}});
     }
     if (args.Bool("optics")) {
-      auto reader = ethtool::LibnlEepromReader();
+      auto reader = ethtool::KernelEepromReader();
       if (reader) {
         s.eeprom = std::move(*reader);
       } else {

@@ -98,7 +98,7 @@ class EthtoolCollector final : public Collector {
   std::string hist_key_;
 };
 
-[[nodiscard]] Result<optics::EepromReadFn> LibnlEepromReader();
+[[nodiscard]] Result<optics::EepromReadFn> KernelEepromReader();
 
 }  // namespace rnic::ethtool
 

@@ -1,8 +1,9 @@
-// Table-driven parsing of netlink attributes (the job nla_parse() does
-// with an nla_policy, kept here so we decide what is fatal): one pass over a
-// message or a nest, each known attribute checked against the expected
-// kind, attributes we do not know skipped (newer kernels add some every
-// release), malformed lengths reported as errors.
+// Table-driven parsing of netlink attributes, for every netlink user (RDMA,
+// ethtool's generic netlink, dcbnl): one pass over a message or a nest,
+// each known attribute checked against the expected kind, attributes we do
+// not know skipped (newer kernels add some every release), malformed
+// lengths reported as errors. The job libnl-3's nla_parse() does with an
+// nla_policy, done in line: collectors/netlink/README.md says why.
 #pragma once
 
 #include <linux/netlink.h>

@@ -1,6 +1,7 @@
 // Encodes netlink attributes into a byte buffer (Request::attrs): the
-// requests of generic netlink families carry nests (ethtool's
-// *_A_*_HEADER), strings and u8s that Request::u32_attrs cannot express.
+// requests of generic netlink and rtnetlink families carry nests (ethtool's
+// *_A_*_HEADER), strings (dcbnl's DCB_ATTR_IFNAME) and u8s that
+// Request::u32_attrs cannot express.
 #pragma once
 
 #include <cstddef>

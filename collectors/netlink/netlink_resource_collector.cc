@@ -121,7 +121,7 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
     o.procfs = args.paths.procfs;
     o.pod_labels = args.Bool("pod-labels");
     return std::unique_ptr<Collector>(
-        std::make_unique<nl::NetlinkResourceCollector>(nl::LibnlOpener(), o));
+        std::make_unique<nl::NetlinkResourceCollector>(nl::KernelOpener(), o));
   };
   return spec;
 }

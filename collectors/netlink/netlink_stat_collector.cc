@@ -8,7 +8,7 @@
 #include "collectors/common/hw_counters.h"
 #include "collectors/model/port_families.h"
 #include "collectors/netlink/device_lister.h"
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_families.h"
 #include "collectors/netlink/rdma_nl_uapi.h"
 
@@ -22,9 +22,9 @@ std::string QpCounterFamily(std::string_view counter) {
 
 }  // namespace
 
-TransportOpener LibnlOpener() {
+TransportOpener KernelOpener() {
   return []() -> Result<std::shared_ptr<NetlinkTransport>> {
-    auto t = LibnlTransport::Open();
+    auto t = KernelTransport::Open();
     if (!t.ok()) return t.error();
     return std::shared_ptr<NetlinkTransport>(std::move(t).value());
   };
@@ -381,7 +381,7 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
     o.qp_counters_pod_labels = args.Bool("qp-counters-pod-labels");
     o.procfs = args.paths.procfs;
     auto c = std::make_unique<nl::NetlinkStatCollector>(
-        nl::LibnlOpener(), o, args.shared ? args.shared->host : nullptr);
+        nl::KernelOpener(), o, args.shared ? args.shared->host : nullptr);
     const auto probe = c->ProbeKernel();
     if (args.shared) {
       args.shared->netlink_port_state = probe.port_state;

@@ -33,7 +33,7 @@ namespace nl {
 using TransportOpener =
     std::function<Result<std::shared_ptr<NetlinkTransport>>()>;
 
-[[nodiscard]] TransportOpener LibnlOpener();
+[[nodiscard]] TransportOpener KernelOpener();
 
 // Opens `transport` when it is not open. False when RDMA netlink is absent
 // (ib_core not loaded): nothing to report, not a failure; logged once.

@@ -109,7 +109,7 @@ class RdmaNetlinkSource {
   // `rdma statistic show link DEV/PORT`).
   [[nodiscard]] Result<PortCounters> PortStats(std::uint32_t dev_index,
                                                std::uint32_t port);
-  // Ports() of several devices, asked together (LibnlTransport sends the
+  // Ports() of several devices, asked together (KernelTransport sends the
   // one-port devices' doits in one datagram): `fn(i, status, ports)` sees
   // device i's answer, in order.
   struct DevPorts {

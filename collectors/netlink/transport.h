@@ -1,8 +1,9 @@
-// The kernel boundary of the netlink collectors: a NetlinkTransport sends one
-// netlink request (RDMA, or generic netlink such as ethtool) and hands every
-// reply message to a callback as it arrives, so dumps are processed while they
-// stream (no copy of a 100k-QP dump is ever held). LibnlTransport talks to the
-// kernel; ReplayTransport feeds bytes recorded from it (tests, benchmarks).
+// The kernel boundary of every netlink user: a NetlinkTransport sends one
+// netlink request (RDMA, generic netlink such as ethtool, rtnetlink such as
+// dcbnl) and hands every reply message to a callback as it arrives, so dumps
+// are processed while they stream (no copy of a 100k-QP dump is ever held).
+// KernelTransport talks to the kernel; ReplayTransport feeds bytes recorded
+// from it (tests, benchmarks).
 #pragma once
 
 #include <linux/netlink.h>
@@ -73,7 +74,7 @@ class NetlinkTransport {
                                         const MessageCallback& on_msg) = 0;
   // Exchange() of every request in `reqs`; `results[i]` is what Exchange()
   // would have returned for reqs[i], and a failed request costs only its own
-  // answer. This default asks one after another; LibnlTransport sends
+  // answer. This default asks one after another; KernelTransport sends
   // single-reply GETs together, in one datagram, and reads their answers
   // with one call.
   virtual void ExchangeBatch(std::span<const Request> reqs,
@@ -87,9 +88,11 @@ class NetlinkTransport {
 enum class AnswerEnd { kDoneOrAck, kFirstMessage };
 
 // Walks the netlink messages in `bytes` (one or more datagrams laid end to
-// end). Sets `*finished` when the answer ends (see AnswerEnd); messages after
-// that are not looked at. Truncated or malformed framing is an error, never
-// a crash. `expect_seq` 0 accepts any sequence number (replay).
+// end): the one walk over reply bytes, for KernelTransport, ReplayTransport,
+// the dcbnl datagram parser and the fuzz targets. Sets `*finished` when the
+// answer ends (see AnswerEnd); messages after that are not looked at. Truncated
+// or malformed framing is an error, never a crash. `expect_seq` 0 accepts any
+// sequence number (replay).
 [[nodiscard]] Status WalkMessages(std::span<const std::uint8_t> bytes,
                                   std::uint32_t expect_seq,
                                   const MessageCallback& on_msg, bool* finished,

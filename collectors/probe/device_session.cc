@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 #include "collectors/probe/cpu_pacer.h"
 #include "collectors/probe/probe_engine.h"
 
@@ -205,7 +205,7 @@ void DeviceSession::BindCounter(int port, PortSlot& slot) {
   auto& stats = *engine_.stats_;
   if (!engine_.nl_ && !engine_.nl_failed_) {
     // A kernel that never answers must not hold up the probe thread long.
-    auto t = nl::LibnlTransport::Open(std::chrono::seconds(1));
+    auto t = nl::KernelTransport::Open(std::chrono::seconds(1));
     if (t) {
       engine_.nl_transport_ = std::move(*t);
       engine_.nl_ =

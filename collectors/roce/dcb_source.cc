@@ -4,24 +4,43 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <netlink/attr.h>
-#include <netlink/msg.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "collectors/netlink/attr_parser.h"
 #include "collectors/netlink/attr_writer.h"
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 
 namespace rnic {
 namespace {
+
+// Policies (expected kind per attribute number) of the RTM_GETDCB reply,
+// from linux/dcbnl.h. The structs are kBinary: an older kernel's shorter
+// struct is read as far as it goes.
+constexpr auto kDcbPolicy = [] {
+  std::array<nl::AttrKind, DCB_ATTR_MAX + 1> p{};
+  p[DCB_ATTR_IEEE] = nl::AttrKind::kNested;
+  p[DCB_ATTR_DCBX] = nl::AttrKind::kBinary;
+  return p;
+}();
+
+constexpr auto kIeeePolicy = [] {
+  std::array<nl::AttrKind, DCB_ATTR_IEEE_MAX + 1> p{};
+  p[DCB_ATTR_IEEE_ETS] = nl::AttrKind::kBinary;
+  p[DCB_ATTR_IEEE_PFC] = nl::AttrKind::kBinary;
+  p[DCB_ATTR_IEEE_APP_TABLE] = nl::AttrKind::kNested;
+  return p;
+}();
 
 // On the collectors' one netlink stack (collectors/netlink), over
 // NETLINK_ROUTE: RTM_GETDCB carries a dcbmsg header and DCB_ATTR_IFNAME.
@@ -37,7 +56,8 @@ class RtnetlinkDcbSource final : public DcbSource {
     if (!transport_) {
       // The kernel answers RTM_GETDCB synchronously; the timeout only
       // guards against a reply that never comes.
-      auto t = nl::LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(1));
+      auto t =
+          nl::KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(1));
       if (!t) return t.error();
       transport_ = std::move(*t);
     }
@@ -53,9 +73,9 @@ class RtnetlinkDcbSource final : public DcbSource {
     req.name = "DCB_IEEE_GET_" + netdev;
     std::optional<DcbInfo> info;
     Status st = transport_->Exchange(req, [&](const nlmsghdr& msg) -> Status {
-      auto r = ParseDcbIeeeReply(&msg, msg.nlmsg_len);
+      auto r = ParseDcbIeeeMessage(msg);
       if (!r) return r.error();
-      info = *r;
+      if (*r) info = **r;
       return Status::Ok();
     });
     if (!st.ok()) {
@@ -127,78 +147,86 @@ std::unique_ptr<DcbSource> MakeFixtureDcbSource(std::string dir) {
   return std::make_unique<FixtureDcbSource>(std::move(dir));
 }
 
-Result<DcbInfo> ParseDcbIeeeReply(const void* data, std::size_t len) {
-  // libnl's parsers take a non-const header; they do not write through it.
-  auto* nlh = static_cast<nlmsghdr*>(const_cast<void*>(data));
-  int remaining = static_cast<int>(len);
-  for (; NLMSG_OK(nlh, remaining); nlh = NLMSG_NEXT(nlh, remaining)) {
-    if (nlh->nlmsg_type == NLMSG_ERROR) {
-      if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) {
-        return Error{"truncated NLMSG_ERROR"};
-      }
-      const auto* err = static_cast<const nlmsgerr*>(NLMSG_DATA(nlh));
-      if (err->error == 0) continue;  // an ACK
-      // -errno, 1..4095; negating INT_MIN overflowed (found by fuzz_dcb).
-      if (err->error > 0 || err->error < -4095) {
-        return Error{"malformed NLMSG_ERROR code " +
-                     std::to_string(err->error)};
-      }
-      return Error::FromErrno("kernel error", -err->error);
-    }
-    if (nlh->nlmsg_type != RTM_GETDCB) continue;
-    if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(dcbmsg))) {
-      return Error{"truncated RTM_GETDCB reply"};
-    }
-    const auto* dcb = static_cast<const dcbmsg*>(NLMSG_DATA(nlh));
-    if (dcb->cmd != DCB_CMD_IEEE_GET) continue;
-    nlattr* tb[DCB_ATTR_MAX + 1] = {};
-    if (nlmsg_parse(nlh, sizeof(dcbmsg), tb, DCB_ATTR_MAX, nullptr) < 0) {
-      return Error{"malformed RTM_GETDCB attributes"};
-    }
-    DcbInfo info;
-    if (tb[DCB_ATTR_DCBX] && nla_len(tb[DCB_ATTR_DCBX]) >= 1) {
-      info.dcbx = nla_get_u8(tb[DCB_ATTR_DCBX]);
-    }
-    if (tb[DCB_ATTR_IEEE]) {
-      nlattr* ieee[DCB_ATTR_IEEE_MAX + 1] = {};
-      if (nla_parse_nested(ieee, DCB_ATTR_IEEE_MAX, tb[DCB_ATTR_IEEE],
-                           nullptr) < 0) {
-        return Error{"malformed DCB_ATTR_IEEE"};
-      }
-      if (ieee[DCB_ATTR_IEEE_PFC] &&
-          nla_len(ieee[DCB_ATTR_IEEE_PFC]) >=
-              static_cast<int>(offsetof(ieee_pfc, mbc))) {
-        ieee_pfc pfc{};
-        std::memcpy(&pfc, nla_data(ieee[DCB_ATTR_IEEE_PFC]),
-                    std::min<std::size_t>(sizeof(pfc),
-                                          nla_len(ieee[DCB_ATTR_IEEE_PFC])));
-        info.pfc_enabled = pfc.pfc_en;
-        info.pfc_capable = pfc.pfc_cap;
-      }
-      if (ieee[DCB_ATTR_IEEE_ETS] && nla_len(ieee[DCB_ATTR_IEEE_ETS]) >= 1) {
-        info.willing =
-            static_cast<const ieee_ets*>(nla_data(ieee[DCB_ATTR_IEEE_ETS]))
-                ->willing != 0;
-      }
-      if (ieee[DCB_ATTR_IEEE_APP_TABLE]) {
-        int dscp = 0;
-        nlattr* app = nullptr;
-        int rem = 0;
-        nla_for_each_nested(app, ieee[DCB_ATTR_IEEE_APP_TABLE], rem) {
-          if (nla_type(app) != DCB_ATTR_IEEE_APP ||
-              nla_len(app) < static_cast<int>(sizeof(dcb_app))) {
-            continue;
+Result<std::optional<DcbInfo>> ParseDcbIeeeMessage(const nlmsghdr& msg) {
+  if (msg.nlmsg_type != RTM_GETDCB) return std::optional<DcbInfo>();
+  if (msg.nlmsg_len < NLMSG_LENGTH(sizeof(dcbmsg))) {
+    return Error{"truncated RTM_GETDCB reply"};
+  }
+  dcbmsg dcb;
+  std::memcpy(&dcb, NLMSG_DATA(&msg), sizeof(dcb));
+  if (dcb.cmd != DCB_CMD_IEEE_GET) return std::optional<DcbInfo>();
+  nl::Attrs tb(kDcbPolicy);
+  const auto* attrs =
+      reinterpret_cast<const std::uint8_t*>(&msg) + NLMSG_SPACE(sizeof(dcbmsg));
+  if (!tb.Parse(attrs, msg.nlmsg_len - NLMSG_SPACE(sizeof(dcbmsg))).ok()) {
+    return Error{"malformed RTM_GETDCB attributes"};
+  }
+  DcbInfo info;
+  if (auto dcbx = tb.Binary(DCB_ATTR_DCBX); dcbx && dcbx->len >= 1) {
+    info.dcbx = dcbx->data[0];
+  }
+  auto ieee_nest = tb.Nested(DCB_ATTR_IEEE);
+  if (!ieee_nest) return std::optional<DcbInfo>(info);
+  nl::Attrs ieee(kIeeePolicy);
+  if (!ieee.ParseNested(*ieee_nest).ok()) {
+    return Error{"malformed DCB_ATTR_IEEE"};
+  }
+  // Shorter structs than ours come from older kernels: what they hold is
+  // read, the rest stays unknown.
+  if (auto p = ieee.Binary(DCB_ATTR_IEEE_PFC);
+      p && p->len >= offsetof(ieee_pfc, mbc)) {
+    ieee_pfc pfc{};
+    std::memcpy(&pfc, p->data, std::min<std::size_t>(sizeof(pfc), p->len));
+    info.pfc_enabled = pfc.pfc_en;
+    info.pfc_capable = pfc.pfc_cap;
+  }
+  if (auto e = ieee.Binary(DCB_ATTR_IEEE_ETS); e && e->len >= 1) {
+    ieee_ets ets{};
+    std::memcpy(&ets, e->data, std::min<std::size_t>(sizeof(ets), e->len));
+    info.willing = ets.willing != 0;
+  }
+  if (auto apps = ieee.Nested(DCB_ATTR_IEEE_APP_TABLE)) {
+    int dscp = 0;
+    Status st = nl::ForEachNested(
+        *apps, [&](std::uint16_t type, nl::AttrView v) -> Status {
+          if (type != DCB_ATTR_IEEE_APP || v.len < sizeof(dcb_app)) {
+            return Status::Ok();
           }
           dcb_app entry{};
-          std::memcpy(&entry, nla_data(app), sizeof(entry));
+          std::memcpy(&entry, v.data, sizeof(entry));
           if (entry.selector == IEEE_8021QAZ_APP_SEL_DSCP) ++dscp;
-        }
-        info.app_dscp_entries = dscp;
-      }
-    }
-    return info;
+          return Status::Ok();
+        });
+    if (!st.ok()) return Error{"malformed DCB_ATTR_IEEE_APP_TABLE"};
+    info.app_dscp_entries = dscp;
   }
-  return Error{"no RTM_GETDCB reply in the datagram"};
+  return std::optional<DcbInfo>(info);
+}
+
+Result<DcbInfo> ParseDcbIeeeReply(const void* data, std::size_t len) {
+  std::optional<DcbInfo> info;
+  bool finished = false;
+  Status st = nl::WalkMessages(
+      std::span(static_cast<const std::uint8_t*>(data), len), 0,
+      [&](const nlmsghdr& msg) -> Status {
+        if (info) return Status::Ok();  // the first reply counts
+        auto r = ParseDcbIeeeMessage(msg);
+        if (!r) return r.error();
+        info = *r;
+        return Status::Ok();
+      },
+      &finished);
+  if (!st.ok()) {
+    const Error& e = st.error();
+    // The walk's framing errors (EBADMSG) are a malformed datagram here;
+    // a kernel answer carries its errno.
+    if (e.errno_value == EBADMSG) return Error{"malformed reply: " + e.message};
+    if (e.errno_value != 0)
+      return Error::FromErrno("kernel error", e.errno_value);
+    return e;
+  }
+  if (!info) return Error{"no RTM_GETDCB reply in the datagram"};
+  return *info;
 }
 
 }  // namespace rnic

@@ -3,6 +3,8 @@
 // show` and lldptool read. Behind an interface so tests can replay facts.
 #pragma once
 
+#include <linux/netlink.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,8 +43,15 @@ class DcbSource {
 // EOPNOTSUPP.
 [[nodiscard]] std::unique_ptr<DcbSource> MakeFixtureDcbSource(std::string dir);
 
-// Parses one received rtnetlink datagram: an RTM_GETDCB reply to
-// DCB_CMD_IEEE_GET, or an NLMSG_ERROR (returned as its errno).
+// Parses one message of the answer: the RTM_GETDCB reply to
+// DCB_CMD_IEEE_GET, or nothing for a message that is not one. Malformed
+// attributes are an error (errno 0).
+[[nodiscard]] Result<std::optional<DcbInfo>> ParseDcbIeeeMessage(
+    const nlmsghdr& msg);
+
+// Parses one received rtnetlink datagram (nl::WalkMessages, then
+// ParseDcbIeeeMessage): the reply, or an NLMSG_ERROR returned as its errno;
+// malformed framing is an error with errno 0.
 [[nodiscard]] Result<DcbInfo> ParseDcbIeeeReply(const void* data,
                                                 std::size_t len);
 

@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/rdma_source.h"
@@ -30,7 +30,7 @@ namespace {
 // Forwards to the kernel and keeps each answer's bytes.
 class RecordingTransport final : public NetlinkTransport {
  public:
-  RecordingTransport(std::unique_ptr<LibnlTransport> inner, fs::path dir)
+  RecordingTransport(std::unique_ptr<KernelTransport> inner, fs::path dir)
       : inner_(std::move(inner)), dir_(std::move(dir)) {
     inner_->SetTap([this](const Request&, std::span<const std::uint8_t> b) {
       pending_.insert(pending_.end(), b.begin(), b.end());
@@ -48,7 +48,7 @@ class RecordingTransport final : public NetlinkTransport {
   }
 
  private:
-  std::unique_ptr<LibnlTransport> inner_;
+  std::unique_ptr<KernelTransport> inner_;
   fs::path dir_;
   std::vector<std::uint8_t> pending_;
 };
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   }
   const fs::path dir = argv[1];
   fs::create_directories(dir);
-  auto opened = LibnlTransport::Open();
+  auto opened = KernelTransport::Open();
   if (!opened.ok()) {
     std::cerr << "open: " << opened.error().ToString() << "\n";
     return 1;

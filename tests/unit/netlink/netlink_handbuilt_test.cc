@@ -12,7 +12,7 @@
 #include <memory>
 #include <tuple>
 
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/replay_transport.h"
@@ -439,7 +439,8 @@ TEST(NetlinkHotplug, RenamedDeviceLeavesNoSeriesUnderItsOldName) {
 }
 
 TEST(NetlinkFactory, HostWithoutRdmaNetlinkLeavesSysfsInCharge) {
-  if (LibnlTransport::Open().ok()) GTEST_SKIP() << "this host has RDMA netlink";
+  if (KernelTransport::Open().ok())
+    GTEST_SKIP() << "this host has RDMA netlink";
   auto shared = std::make_shared<SharedFacts>();
   CollectorArgs args;
   args.shared = shared;

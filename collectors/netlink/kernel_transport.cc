@@ -1,9 +1,6 @@
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 
 #include <linux/netlink.h>
-#include <netlink/msg.h>
-#include <netlink/netlink.h>
-#include <netlink/socket.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -20,35 +17,6 @@
 
 namespace rnic::nl {
 namespace {
-
-// libnl reports its own error codes; map the ones that matter to errno.
-int LibnlToErrno(int nlerr) {
-  switch (nlerr < 0 ? -nlerr : nlerr) {
-    case NLE_PERM:
-      return EPERM;
-    case NLE_NOACCESS:
-      return EACCES;
-    case NLE_PROTO_MISMATCH:
-    case NLE_AF_NOSUPPORT:
-      return EPROTONOSUPPORT;
-    case NLE_OPNOTSUPP:
-      return EOPNOTSUPP;
-    case NLE_NOMEM:
-      return ENOMEM;
-    case NLE_AGAIN:
-      return EAGAIN;
-    case NLE_INTR:
-      return EINTR;
-    case NLE_INVAL:
-      return EINVAL;
-    case NLE_NODEV:
-      return ENODEV;
-    case NLE_OBJ_NOTFOUND:
-      return ENOENT;
-    default:
-      return EIO;
-  }
-}
 
 std::string ProtocolName(int protocol) {
   switch (protocol) {
@@ -86,43 +54,47 @@ const MessageCallback& IgnoreMessage() {
 
 static_assert(kNetlinkRdmaProtocol == kNetlinkRdma);
 
-Result<std::unique_ptr<LibnlTransport>> LibnlTransport::Open(
+Result<std::unique_ptr<KernelTransport>> KernelTransport::Open(
     int protocol, std::chrono::milliseconds recv_timeout,
     std::size_t read_buffer) {
-  nl_sock* sock = nl_socket_alloc();
-  if (sock == nullptr) return Error{"nl_socket_alloc", ENOMEM};
-  errno = 0;
-  int rc = nl_connect(sock, protocol);
-  if (rc < 0) {
-    // nl_connect keeps errno of the failing socket()/bind() call.
-    const int err = errno != 0 ? errno : LibnlToErrno(rc);
-    nl_socket_free(sock);
-    return Error{"connect " + ProtocolName(protocol), err};
+  const int fd = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol);
+  if (fd < 0) return Error{"socket " + ProtocolName(protocol), errno};
+  // The transport owns the descriptor from here on (closes it on failure).
+  std::unique_ptr<KernelTransport> t(new KernelTransport(
+      fd, read_buffer != 0 ? read_buffer : NlmsgGoodSize()));
+  // Port id 0: the kernel assigns a free one, read back for our requests.
+  sockaddr_nl local{};
+  local.nl_family = AF_NETLINK;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local) !=
+      0) {
+    return Error{"bind " + ProtocolName(protocol), errno};
   }
+  socklen_t len = sizeof local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0 ||
+      len != sizeof local) {
+    return Error{"getsockname " + ProtocolName(protocol), errno};
+  }
+  t->port_ = local.nl_pid;
   // A deep receive queue: dumps of many QPs come in many datagrams.
-  // We set NLM_F_ACK ourselves (single answers only): an ack requested on a
-  // dump is not sent by every kernel, so the flags must be exactly ours.
-  nl_socket_disable_auto_ack(sock);
-  (void)nl_socket_set_buffer_size(sock, 1 << 20, 0);
+  const int rcvbuf = 1 << 20;
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
   // A reply always comes; the timeout only guards against a wedged kernel.
   timeval tv{};
   tv.tv_sec = recv_timeout.count() / 1000;
   tv.tv_usec = (recv_timeout.count() % 1000) * 1000;
-  (void)setsockopt(nl_socket_get_fd(sock), SOL_SOCKET, SO_RCVTIMEO, &tv,
-                   sizeof(tv));
-  return std::unique_ptr<LibnlTransport>(new LibnlTransport(
-      sock, read_buffer != 0 ? read_buffer : NlmsgGoodSize()));
+  (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return t;
 }
 
-LibnlTransport::~LibnlTransport() { nl_socket_free(sock_); }
+KernelTransport::~KernelTransport() { ::close(fd_); }
 
-void LibnlTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
+void KernelTransport::Encode(const Request& req, int flags, std::uint32_t seq) {
   out_.clear();
   EncodeAppend(req, flags, seq);
 }
 
-void LibnlTransport::EncodeAppend(const Request& req, int flags,
-                                  std::uint32_t seq) {
+void KernelTransport::EncodeAppend(const Request& req, int flags,
+                                   std::uint32_t seq) {
   const std::size_t at = out_.size();  // aligned: every message ends so
   out_.resize(at + NLMSG_HDRLEN, 0);
   auto append = [this](const void* p, std::size_t n) {
@@ -140,21 +112,21 @@ void LibnlTransport::EncodeAppend(const Request& req, int flags,
   h.nlmsg_type = req.msg_type.value_or(MsgType(req.cmd));
   h.nlmsg_flags = static_cast<std::uint16_t>(flags);
   h.nlmsg_seq = seq;
-  h.nlmsg_pid = nl_socket_get_local_port(sock_);
+  h.nlmsg_pid = port_;
   std::memcpy(out_.data() + at, &h, sizeof h);
 }
 
-Status LibnlTransport::Send() {
+Status KernelTransport::Send() {
   ++sends_;
   ssize_t sent = -1;
   do {
-    sent = ::send(nl_socket_get_fd(sock_), out_.data(), out_.size(), 0);
+    sent = ::send(fd_, out_.data(), out_.size(), 0);
   } while (sent < 0 && errno == EINTR);
   return sent < 0 ? Status(Error{"send", errno}) : Status::Ok();
 }
 
-Status LibnlTransport::Exchange(const Request& req,
-                                const MessageCallback& on_msg) {
+Status KernelTransport::Exchange(const Request& req,
+                                 const MessageCallback& on_msg) {
   // A datagram larger than the read buffer is lost when read; if it was the
   // answer's first, the request is sent once more with the buffer grown.
   for (int attempt = 0;; ++attempt) {
@@ -164,18 +136,17 @@ Status LibnlTransport::Exchange(const Request& req,
   }
 }
 
-Status LibnlTransport::ExchangeOnce(const Request& req,
-                                    const MessageCallback& on_msg,
-                                    bool* lost_first) {
+Status KernelTransport::ExchangeOnce(const Request& req,
+                                     const MessageCallback& on_msg,
+                                     bool* lost_first) {
   // Dumps end with NLMSG_DONE; single answers are closed by an ack, so every
   // exchange has a definite end.
   const int flags = NLM_F_REQUEST | (req.dump           ? NLM_F_DUMP
                                      : req.single_reply ? 0
                                                         : NLM_F_ACK);
-  // Encoded by hand into a buffer kept across requests: libnl's
-  // nlmsg_alloc_simple callocs a page per message, and zeroing it was 3 %
-  // of a Soft-RoCE scrape's CPU under TCG.
-  const std::uint32_t seq = nl_socket_use_seq(sock_);
+  // Encoded into a buffer kept across requests: no allocation, nothing
+  // zeroed per request.
+  const std::uint32_t seq = seq_++;
   Encode(req, flags, seq);
   if (Status st = Send(); !st.ok()) {
     return Error{"send " + req.Key(), st.error().errno_value};
@@ -221,9 +192,9 @@ Status LibnlTransport::ExchangeOnce(const Request& req,
   return Status::Ok();
 }
 
-void LibnlTransport::ExchangeBatch(std::span<const Request> reqs,
-                                   const BatchCallback& on_msg,
-                                   std::vector<Status>& results) {
+void KernelTransport::ExchangeBatch(std::span<const Request> reqs,
+                                    const BatchCallback& on_msg,
+                                    std::vector<Status>& results) {
   results.assign(reqs.size(), Status::Ok());
   std::size_t i = 0;
   while (i < reqs.size()) {
@@ -245,16 +216,16 @@ void LibnlTransport::ExchangeBatch(std::span<const Request> reqs,
   }
 }
 
-void LibnlTransport::ExchangeTogether(std::span<const Request> reqs,
-                                      std::size_t base,
-                                      const BatchCallback& on_msg,
-                                      std::vector<Status>& results) {
+void KernelTransport::ExchangeTogether(std::span<const Request> reqs,
+                                       std::size_t base,
+                                       const BatchCallback& on_msg,
+                                       std::vector<Status>& results) {
   static_assert(kSlots <= 32, "pending requests are bits of a uint32");
   const std::size_t n = reqs.size();
   out_.clear();
   std::uint32_t first_seq = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t seq = nl_socket_use_seq(sock_);
+    const std::uint32_t seq = seq_++;
     if (k == 0) first_seq = seq;
     EncodeAppend(reqs[k], NLM_F_REQUEST, seq);
   }
@@ -317,7 +288,7 @@ void LibnlTransport::ExchangeTogether(std::span<const Request> reqs,
   }
 }
 
-long LibnlTransport::ReceiveMany(unsigned want, int flags) {
+long KernelTransport::ReceiveMany(unsigned want, int flags) {
   // Each slot is NLMSG_GOODSIZE: the kernel remembers the largest buffer a
   // socket ever read with (netlink_recvmsg: max_recvmsg_len, up to 32 KiB)
   // and allocates every later dump datagram that large: fresh pages, zeroed,
@@ -338,7 +309,7 @@ long LibnlTransport::ReceiveMany(unsigned want, int flags) {
     slots_cap_ = kSlots * layout_;
     slots_.reset(new std::uint8_t[slots_cap_]);
   }
-  const int fd = nl_socket_get_fd(sock_);
+  const int fd = fd_;
   for (;;) {
     for (unsigned j = 0; j < want; ++j) {
       iov_[j] = iovec{slots_.get() + j * layout_, layout_};
@@ -384,12 +355,12 @@ long LibnlTransport::ReceiveMany(unsigned want, int flags) {
   }
 }
 
-std::span<const std::uint8_t> LibnlTransport::Datagram(long j) const {
+std::span<const std::uint8_t> KernelTransport::Datagram(long j) const {
   return {slots_.get() + static_cast<std::size_t>(j) * layout_,
           lens_[static_cast<std::size_t>(j)]};
 }
 
-void LibnlTransport::DrainQueued() {
+void KernelTransport::DrainQueued() {
   // Until the queue is empty (ETIMEDOUT) or the socket fails: another error
   // must not spin here.
   for (;;) {
@@ -398,7 +369,7 @@ void LibnlTransport::DrainQueued() {
   }
 }
 
-void LibnlTransport::DrainUntilEnd(std::uint32_t seq) {
+void KernelTransport::DrainUntilEnd(std::uint32_t seq) {
   bool finished = false;
   while (!finished) {
     const long n = ReceiveMany(kSlots, 0);

@@ -1,7 +1,7 @@
-// LibnlTransport against the real kernel: rtnetlink's link table (every
+// KernelTransport against the real kernel: rtnetlink's link table (every
 // host has one) read through the transport the collectors use, with a read
 // buffer too small for one datagram so that the lost-datagram path runs.
-#include "collectors/netlink/libnl_transport.h"
+#include "collectors/netlink/kernel_transport.h"
 
 #include <gtest/gtest.h>
 #include <linux/netlink.h>
@@ -30,7 +30,7 @@ Request GetLink(bool dump, int ifindex, bool single_reply) {
 }
 
 // Interface indices of the RTM_NEWLINK messages of an answer.
-std::vector<int> Indices(LibnlTransport& t, const Request& r, Status* st) {
+std::vector<int> Indices(KernelTransport& t, const Request& r, Status* st) {
   std::vector<int> seen;
   *st = t.Exchange(r, [&](const nlmsghdr& m) {
     if (m.nlmsg_type == RTM_NEWLINK &&
@@ -56,7 +56,7 @@ std::vector<int> KernelIndices() {
 }
 
 // Every link of one RTM_GETLINK dump, sorted; empty if the exchange failed.
-std::vector<int> DumpedIndices(LibnlTransport& t) {
+std::vector<int> DumpedIndices(KernelTransport& t) {
   Status st;
   std::vector<int> got = Indices(t, GetLink(true, 0, false), &st);
   EXPECT_TRUE(st.ok()) << st.error().ToString();
@@ -64,19 +64,19 @@ std::vector<int> DumpedIndices(LibnlTransport& t) {
   return got;
 }
 
-TEST(LibnlTransport, ADumpLargerThanTheBufferIsAskedAgainAndComesWhole) {
+TEST(KernelTransport, ADumpLargerThanTheBufferIsAskedAgainAndComesWhole) {
   // 64 bytes hold no RTM_NEWLINK: the first datagram is lost, the buffer
   // grows to it and the dump is asked again; every link comes exactly once.
-  auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), 64);
+  auto t = KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), 64);
   ASSERT_TRUE(t.ok()) << t.error().ToString();
   EXPECT_EQ(DumpedIndices(**t), KernelIndices());
   // The socket is left clean: the next dump answers the same.
   EXPECT_EQ(DumpedIndices(**t), KernelIndices());
 }
 
-TEST(LibnlTransport, ASingleAnswerLargerThanTheBufferIsAskedAgain) {
+TEST(KernelTransport, ASingleAnswerLargerThanTheBufferIsAskedAgain) {
   for (bool single_reply : {true, false}) {  // without and with an ack
-    auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), 64);
+    auto t = KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), 64);
     ASSERT_TRUE(t.ok()) << t.error().ToString();
     Status st;
     const int lo = static_cast<int>(if_nametoindex("lo"));
@@ -93,14 +93,14 @@ TEST(LibnlTransport, ASingleAnswerLargerThanTheBufferIsAskedAgain) {
   }
 }
 
-TEST(LibnlTransport, TheDefaultBufferReadsADumpWithoutLosingADatagram) {
-  auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
+TEST(KernelTransport, TheDefaultBufferReadsADumpWithoutLosingADatagram) {
+  auto t = KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
   ASSERT_TRUE(t.ok()) << t.error().ToString();
   EXPECT_EQ(DumpedIndices(**t), KernelIndices());
 }
 
-TEST(LibnlTransport, ADumpAndItsEndComeInOneRead) {
-  auto t = LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
+TEST(KernelTransport, ADumpAndItsEndComeInOneRead) {
+  auto t = KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2));
   ASSERT_TRUE(t.ok()) << t.error().ToString();
   int datagrams = 0;
   (*t)->SetTap(
@@ -115,15 +115,15 @@ TEST(LibnlTransport, ADumpAndItsEndComeInOneRead) {
 
 // Requests for lo, and for interfaces that do not exist, interleaved: more
 // than one datagram's worth, so the batch is sent in parts.
-TEST(LibnlTransport, ABatchAnswersEveryRequestAndAnErrorCostsOnlyItsOwn) {
+TEST(KernelTransport, ABatchAnswersEveryRequestAndAnErrorCostsOnlyItsOwn) {
   for (std::size_t buffer : {std::size_t{0}, std::size_t{64}}) {
     SCOPED_TRACE(buffer);
     auto t =
-        LibnlTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), buffer);
+        KernelTransport::Open(NETLINK_ROUTE, std::chrono::seconds(2), buffer);
     ASSERT_TRUE(t.ok()) << t.error().ToString();
     const int lo = static_cast<int>(if_nametoindex("lo"));
     ASSERT_NE(lo, 0);
-    const std::size_t n = 2 * LibnlTransport::kSlots + 3;
+    const std::size_t n = 2 * KernelTransport::kSlots + 3;
     std::vector<Request> reqs;
     for (std::size_t i = 0; i < n; ++i) {
       reqs.push_back(

@@ -1,6 +1,9 @@
-// NetlinkTransport over a libnl-3 netlink socket, one per collector:
+// NetlinkTransport over a netlink socket to the kernel, one per collector:
 // NETLINK_RDMA (the way rdma-core's util/rdma_nl.c talks to the kernel) or
 // NETLINK_GENERIC (ethtool) or NETLINK_ROUTE (dcbnl), Request::msg_type set.
+// Requests are encoded into one kept buffer and sent with send(2); answers
+// are read with recvmmsg(2) and walked by WalkMessages (collectors/netlink
+// README: why not libnl-3).
 #pragma once
 
 #include <linux/netlink.h>
@@ -19,33 +22,31 @@
 #include "collectors/common/result.h"
 #include "collectors/netlink/transport.h"
 
-struct nl_sock;
-
 namespace rnic::nl {
 
 inline constexpr int kNetlinkRdmaProtocol = 20;  // NETLINK_RDMA
 
-class LibnlTransport final : public NetlinkTransport {
+class KernelTransport final : public NetlinkTransport {
  public:
   // Receives every datagram of every reply, as read from the socket
   // (the recorder writes them to fixture files).
   using Tap =
       std::function<void(const Request&, std::span<const std::uint8_t>)>;
 
-  // Opens and connects a NETLINK_RDMA socket. Fails on hosts without RDMA
+  // Opens and binds a NETLINK_RDMA socket. Fails on hosts without RDMA
   // netlink (ib_core not loaded: EPROTONOSUPPORT).
-  [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
+  [[nodiscard]] static Result<std::unique_ptr<KernelTransport>> Open(
       std::chrono::milliseconds recv_timeout = std::chrono::seconds(5)) {
     return Open(kNetlinkRdmaProtocol, recv_timeout);
   }
   // Opens a socket of netlink protocol `protocol` (NETLINK_GENERIC, ...).
   // `read_buffer` 0: the kernel's NLMSG_GOODSIZE (tests pass a smaller one).
-  [[nodiscard]] static Result<std::unique_ptr<LibnlTransport>> Open(
+  [[nodiscard]] static Result<std::unique_ptr<KernelTransport>> Open(
       int protocol, std::chrono::milliseconds recv_timeout,
       std::size_t read_buffer = 0);
-  ~LibnlTransport() override;
-  LibnlTransport(const LibnlTransport&) = delete;
-  LibnlTransport& operator=(const LibnlTransport&) = delete;
+  ~KernelTransport() override;
+  KernelTransport(const KernelTransport&) = delete;
+  KernelTransport& operator=(const KernelTransport&) = delete;
 
   [[nodiscard]] Status Exchange(const Request& req,
                                 const MessageCallback& on_msg) override;
@@ -60,8 +61,8 @@ class LibnlTransport final : public NetlinkTransport {
   [[nodiscard]] std::uint64_t reads() const { return reads_; }
 
  private:
-  LibnlTransport(nl_sock* sock, std::size_t read_buffer)
-      : sock_(sock), slot_size_(NLMSG_ALIGN(read_buffer)) {}
+  KernelTransport(int fd, std::size_t read_buffer)
+      : fd_(fd), slot_size_(NLMSG_ALIGN(read_buffer)) {}
   [[nodiscard]] Status ExchangeOnce(const Request& req,
                                     const MessageCallback& on_msg,
                                     bool* lost_first);
@@ -84,7 +85,10 @@ class LibnlTransport final : public NetlinkTransport {
   void EncodeAppend(const Request& req, int flags, std::uint32_t seq);
   // Sends out_ as one datagram.
   [[nodiscard]] Status Send();
-  nl_sock* sock_;
+  int fd_;
+  std::uint32_t port_ = 0;  // the port id the kernel bound us to
+  // Sequence number of the next request; answers are matched by it.
+  std::uint32_t seq_ = 1;
   Tap tap_;
   // NLMSG_GOODSIZE, or twice the largest datagram lost if that was larger.
   std::size_t slot_size_;
