@@ -9,11 +9,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "collectors/collector.h"
 #include "collectors/collector_options.h"
+#include "collectors/common/config_schema.h"
 #include "collectors/common/http_endpoints.h"
 #include "collectors/common/result.h"
 #include "collectors/model/family.h"
@@ -97,6 +99,10 @@ struct CollectorSpec {
   // enabled or not, so a typo in a disabled section is refused too. Unset:
   // the collector has no section, and a non-empty one is an error.
   ConfigCheck check_config;
+  // The declaration check_config parses with (collectors/common/
+  // config_schema.h), as the configuration reference shows it; set
+  // together with check_config.
+  std::optional<config::SectionDoc> config_doc;
 
   // Every option parsed: `given` (option name -> flag text) over the defaults.
   [[nodiscard]] Result<OptionValues> ParseOptions(

@@ -91,6 +91,7 @@ CollectorSpec MakeFabricCollectorSpec() {
         &fabric::families::kProbeDuration})
     spec.families.push_back(d);
   spec.check_config = CheckWith(fabric::ParseFabricConfig);
+  spec.config_doc = fabric::FabricConfigDoc();
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = fabric::ParseFabricConfig(args.config);

@@ -1,146 +1,245 @@
 #include "collectors/fabric/fabric_config.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
+#include <cctype>
 
-#include "collectors/collector_options.h"
+#include "collectors/common/config_schema.h"
 #include "collectors/common/host_port.h"
-#include "collectors/common/yaml_map.h"
-#include "collectors/common/yaml_scalar.h"
+#include "collectors/probe/probe_knobs.h"
 
 namespace rnic::fabric {
 namespace {
 
-// Every value's path starts with the section.
-std::string P(const std::string& key) { return "fabric." + key; }
+using std::chrono::milliseconds;
 using yaml::KeyError;
 
 // Durations longer than a day are configuration mistakes.
-constexpr std::chrono::milliseconds kMaxDuration = std::chrono::hours(24);
+constexpr milliseconds kMaxDuration = std::chrono::hours(24);
 
-// The probe's operation names; the fabric probe does the two-sided ones.
-Result<probe::Operation> Op(const YAML::Node& n, const std::string& where) {
-  auto t = yaml::Text(n, where);
-  if (!t) return t.error();
-  auto op = probe::ParseOperation(*t);
-  if (!op || probe::IsAtomic(*op)) {
-    return KeyError(where,
-                    "unknown operation '" + *t + "' (send, write, read)");
-  }
-  return *op;
+bool HostChar(unsigned char ch) {
+  return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' || ch == '_';
 }
 
-Result<std::map<std::string, std::string>> Labels(const YAML::Node& n,
-                                                  const std::string& key) {
-  auto keys = MapKeys(n, key);
-  if (!keys) return keys.error();
-  std::map<std::string, std::string> out;
-  for (const auto& k : *keys) {
-    auto v = yaml::Text(n[k], key + "." + k);
-    if (!v) return v.error();
-    out[k] = *v;
-  }
-  return out;
-}
+// A peer written as a map.
+struct PeerEntry {
+  std::string address;
+  std::map<std::string, std::string> labels;
+};
 
-Result<PeerSpec> Peer(const YAML::Node& n, const std::string& key) {
-  PeerSpec p;
-  std::string addr;
-  if (n.IsScalar()) {
-    addr = n.Scalar();
-  } else {
-    if (auto s = CheckMapKeys(n, key, {"address", "labels"}); !s)
-      return s.error();
-    if (!n["address"]) return KeyError(key, "needs an address");
-    auto a = yaml::Text(n["address"], key + ".address");
-    if (!a) return a.error();
-    addr = *a;
-    if (n["labels"]) {
-      auto l = Labels(n["labels"], key + ".labels");
-      if (!l) return l.error();
-      p.labels = std::move(*l);
+// "host", "host:port", or {address: host:port, labels: {...}}.
+config::Value<PeerSpec> Peer() {
+  config::MapSchema<PeerEntry> s;
+  s.Key("address", &PeerEntry::address, config::String(),
+        "`host` or `host:port` of the peer's exporter")
+      .Required("an address");
+  s.Key("labels", &PeerEntry::labels, config::StringMap(),
+        "labels of the peer's series");
+  config::Value<PeerSpec> v;
+  v.doc = {"`host[:port]` or map", "", s.Docs(), false};
+  v.parse = [s](const YAML::Node& n,
+                const std::string& where) -> Result<PeerSpec> {
+    PeerEntry e;
+    if (n.IsScalar()) {
+      e.address = n.Scalar();
+    } else if (Status st = s.ParseInto(n, where, e); !st) {
+      return st.error();
     }
-  }
-  auto hp = SplitHostPort(addr);
-  if (!hp) return KeyError(key, hp.error().message);
-  p.host = hp->first;
-  p.exchange_port = hp->second;
-  return p;
+    auto hp = SplitHostPort(e.address);
+    if (!hp) return KeyError(where, hp.error().message);
+    return PeerSpec{hp->first, hp->second, std::move(e.labels)};
+  };
+  v.show = [](const PeerSpec& p) { return p.host; };
+  return v;
 }
 
-// A path value: non-empty text.
-Result<std::string> Path(const YAML::Node& n, const std::string& key) {
-  auto t = yaml::Text(n, key);
-  if (!t) return t.error();
-  if (t->empty()) return KeyError(key, "must not be empty");
-  return *t;
+// One file or a list of them.
+config::Value<std::vector<std::string>> Files() {
+  auto v = config::StringList();
+  v.doc.type = "string or list of strings";
+  v.parse = [list = v.parse](
+                const YAML::Node& n,
+                const std::string& where) -> Result<std::vector<std::string>> {
+    if (n.IsScalar()) return std::vector<std::string>{n.Scalar()};
+    return list(n, where);
+  };
+  return v;
 }
 
-Result<ExchangeTlsConfig> ExchangeTls(const YAML::Node& n,
-                                      const std::string& key) {
-  if (auto s = CheckMapKeys(n, key,
-                            {"ca_file", "cert_file", "key_file", "server_name",
-                             "insecure_skip_verify"});
-      !s) {
-    return s.error();
-  }
-  ExchangeTlsConfig t;
-  for (auto [name, field] :
-       {std::pair{"ca_file", &t.ca_file}, std::pair{"cert_file", &t.cert_file},
-        std::pair{"key_file", &t.key_file}}) {
-    if (!n[name]) continue;
-    auto v = Path(n[name], key + "." + name);
-    if (!v) return v.error();
-    *field = std::move(*v);
-  }
-  if (t.cert_file.empty() != t.key_file.empty()) {
-    return KeyError(key + (t.cert_file.empty() ? ".cert_file" : ".key_file"),
-                    "cert_file and key_file go together");
-  }
-  if (n["server_name"]) {
-    auto v = yaml::Text(n["server_name"], key + ".server_name");
-    if (!v) return v.error();
-    if (v->empty() || !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
-          return std::isalnum(ch) || ch == '.' || ch == '-' || ch == ':' ||
-                 ch == '_';
+// `name[:port]` whose A records are peers.
+config::Value<std::string> DnsName() {
+  auto v = config::String();
+  v.doc.type = "`name[:port]`";
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::string> {
+    auto t = yaml::Text(n, where);
+    if (!t) return t.error();
+    auto hp = SplitHostPort(*t);
+    if (!hp) return KeyError(where, hp.error().message);
+    return t;
+  };
+  return v;
+}
+
+config::Value<std::string> ServerName() {
+  auto v = config::String();
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::string> {
+    auto t = yaml::Text(n, where);
+    if (!t) return t.error();
+    if (t->empty() || !std::all_of(t->begin(), t->end(), HostChar)) {
+      return KeyError(where,
+                      "must be a host name or IP address, not '" + *t + "'");
+    }
+    return t;
+  };
+  return v;
+}
+
+config::Value<std::string> UserName() {
+  auto v = config::String();
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::string> {
+    auto u = yaml::Text(n, where);
+    if (!u) return u.error();
+    // RFC 7617: the user-id cannot contain a colon; control characters
+    // would break the header.
+    if (u->empty() || std::any_of(u->begin(), u->end(), [](unsigned char ch) {
+          return ch == ':' || ch < 0x20 || ch == 0x7f;
         })) {
-      return KeyError(key + ".server_name",
-                      "must be a host name or IP address, not '" + *v + "'");
+      return KeyError(where,
+                      "must be non-empty, without ':' or control characters");
     }
-    t.server_name = *v;
-  }
-  if (n["insecure_skip_verify"]) {
-    auto v =
-        yaml::Bool(n["insecure_skip_verify"], key + ".insecure_skip_verify");
-    if (!v) return v.error();
-    t.insecure_skip_verify = *v;
-  }
-  return t;
+    return u;
+  };
+  return v;
 }
 
-Result<ExchangeBasicAuth> BasicAuth(const YAML::Node& n,
-                                    const std::string& key) {
-  if (auto s = CheckMapKeys(n, key, {"username", "password_file"}); !s)
-    return s.error();
-  if (!n["username"]) return KeyError(key, "needs a username");
-  if (!n["password_file"]) return KeyError(key, "needs a password_file");
-  ExchangeBasicAuth a;
-  auto u = yaml::Text(n["username"], key + ".username");
-  if (!u) return u.error();
-  // RFC 7617: the user-id cannot contain a colon; control characters would
-  // break the header.
-  if (u->empty() || std::any_of(u->begin(), u->end(), [](unsigned char ch) {
-        return ch == ':' || ch < 0x20 || ch == 0x7f;
-      })) {
-    return KeyError(key + ".username",
-                    "must be non-empty, without ':' or control characters");
-  }
-  a.username = std::move(*u);
-  auto p = Path(n["password_file"], key + ".password_file");
-  if (!p) return p.error();
-  a.password_file = std::move(*p);
-  return a;
+config::Value<std::string> LabelName() {
+  auto v = config::String();
+  v.doc.type = "label name";
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::string> {
+    auto t = yaml::Text(n, where);
+    if (!t) return t.error();
+    if (t->empty() || !std::all_of(t->begin(), t->end(), [](unsigned char ch) {
+          return std::isalnum(ch) || ch == '_';
+        })) {
+      return KeyError(where, "must be a label name, not '" + *t + "'");
+    }
+    return t;
+  };
+  return v;
+}
+
+config::Value<ExchangeTlsConfig> ExchangeTls() {
+  using T = ExchangeTlsConfig;
+  config::MapSchema<T> s;
+  s.Key("ca_file", &T::ca_file, config::NonEmptyString(),
+        "CA certificates the peers' certificates are checked against; "
+        "unset: the system's trust store");
+  s.Key("cert_file", &T::cert_file, config::NonEmptyString(),
+        "client certificate, with `key_file`");
+  s.Key("key_file", &T::key_file, config::NonEmptyString(),
+        "the client certificate's key");
+  s.Key("server_name", &T::server_name, ServerName(),
+        "name the peers' certificates must carry; unset: the peer's host");
+  s.Key("insecure_skip_verify", &T::insecure_skip_verify, config::Bool(),
+        "accept any certificate");
+  s.Then([](T& t, const std::string& where) -> Status {
+    if (t.cert_file.empty() != t.key_file.empty()) {
+      return KeyError(
+          where + (t.cert_file.empty() ? ".cert_file" : ".key_file"),
+          "cert_file and key_file go together");
+    }
+    return Status::Ok();
+  });
+  return config::Map(std::move(s));
+}
+
+config::Value<std::optional<ExchangeBasicAuth>> BasicAuth() {
+  using A = ExchangeBasicAuth;
+  config::MapSchema<A> s;
+  s.Key("username", &A::username, UserName(), "user name")
+      .Required("a username");
+  s.Key("password_file", &A::password_file, config::NonEmptyString(),
+        "file holding the password, read at each exchange")
+      .Required("a password_file");
+  return config::Optional(config::Map(std::move(s)));
+}
+
+// The `fabric:` keys, each declared once (collectors/common/config_schema.h).
+const config::Section<FabricConfig>& Schema() {
+  static const config::Section<FabricConfig> section = [] {
+    using C = FabricConfig;
+    namespace knobs = probe::knobs;
+    config::MapSchema<C> s;
+    s.Key(knobs::Enabled(), &C::enabled);
+    s.Key("peers", &C::peers, config::List(Peer()),
+          "peer hosts, `host[:port]` (the port of their exporter)");
+    s.Key("file_sd", &C::file_sd, Files(),
+          "Prometheus file_sd files listing peers");
+    s.Key("dns", &C::dns, DnsName(), "a name whose A records are peers");
+    s.Key("refresh_interval", &C::refresh,
+          config::Duration(std::chrono::seconds(1), kMaxDuration),
+          "file_sd check, DNS re-resolution and address exchange");
+    s.Key("exchange_port", &C::exchange_port, config::Int<int>(1, 65535),
+          "the peers' exporter port when a peer names none");
+    s.Key("exchange_scheme", &C::exchange_https,
+          config::Enum<bool>({{"http", false}, {"https", true}}),
+          "`https` when the peers' exporters serve TLS");
+    s.Key("exchange_tls_config", &C::exchange_tls, ExchangeTls(),
+          "TLS of the address exchange (with `exchange_scheme: https`)");
+    s.Key("exchange_basic_auth", &C::exchange_basic_auth, BasicAuth(),
+          "basic auth of the address exchange");
+    s.Key(knobs::Operations({probe::Operation::kSend, probe::Operation::kWrite,
+                             probe::Operation::kRead}),
+          &C::operations);
+    s.Key(knobs::Sizes(kMaxMessage), &C::sizes);
+    s.Key(knobs::Interval(), &C::interval);
+    s.Key(knobs::Iterations(), &C::iterations);
+    s.Key(knobs::Timeout(), &C::op_timeout);
+    s.Key("connect_timeout", &C::connect_timeout,
+          config::Duration(milliseconds(10), kMaxDuration),
+          "timeout of each rdma_cm connection step");
+    s.Key("backoff_initial", &C::backoff_initial,
+          config::Duration(milliseconds(10), kMaxDuration),
+          "first reconnect delay, doubled at each failure");
+    s.Key("backoff_max", &C::backoff_max,
+          config::Duration(milliseconds(10), kMaxDuration),
+          "longest reconnect delay, at least `backoff_initial`");
+    s.Key("max_connections", &C::max_connections, config::Int<int>(1, 65536),
+          "connections the responder accepts at once");
+    s.Key("ack_timeout", &C::ack_timeout, config::Int<int>(-1, 31),
+          "RC ACK timeout exponent (4.096 µs × 2^n) of both ends; `-1`: "
+          "rdma_cm's default");
+    s.Key(knobs::CpuBudgetPercent(), &C::cpu_budget_percent);
+    s.Key("pairing", &C::pairing,
+          config::Enum<Pairing>(
+              {{"subnet", Pairing::kSubnet}, {"all", Pairing::kAll}}),
+          "which local and remote addresses are paired: those sharing a "
+          "subnet, or all");
+    s.Key("intra_host", &C::intra_host, config::Bool(),
+          "probe between this host's own devices too");
+    s.Key("group_by", &C::group_by, LabelName(),
+          "a peer label: one histogram per value instead of per peer");
+    s.Then([](C& c, const std::string& where) -> Status {
+      if (!c.exchange_https && c.exchange_tls != ExchangeTlsConfig{}) {
+        return KeyError(where + ".exchange_tls_config",
+                        "needs exchange_scheme: https");
+      }
+      if (c.backoff_max < c.backoff_initial) {
+        return KeyError(where + ".backoff_max",
+                        "must not be below backoff_initial");
+      }
+      return Status::Ok();
+    });
+    return config::Section<FabricConfig>{
+        "fabric",
+        "Fabric probe between hosts (`--collector.fabric`); "
+        "[details](collectors/fabric/README.md#settings).",
+        config::Map(std::move(s))};
+  }();
+  return section;
 }
 
 }  // namespace
@@ -149,9 +248,8 @@ Result<std::pair<std::string, int>> SplitHostPort(const std::string& text) {
   auto hp = ParseHostPort(text);
   if (!hp.ok()) return hp.error();
   if (hp->host.empty()) return Error{"empty host in '" + text + "'"};
-  for (unsigned char c : hp->host) {
-    if (!(std::isalnum(c) || c == '.' || c == '-' || c == ':' || c == '_'))
-      return Error{"bad character in host '" + hp->host + "'"};
+  if (!std::all_of(hp->host.begin(), hp->host.end(), HostChar)) {
+    return Error{"bad character in host '" + hp->host + "'"};
   }
   if (hp->port && *hp->port == 0) {
     return Error{"bad port in '" + text + "' (expected 1 to 65535)"};
@@ -171,179 +269,9 @@ bool FabricConfig::Wants(probe::Operation op) const {
 }
 
 Result<FabricConfig> ParseFabricConfig(const YAML::Node& node) {
-  FabricConfig c;
-  if (!node || node.IsNull()) return c;
-  if (auto s = CheckMapKeys(node, "fabric",
-                            {"enabled",
-                             "peers",
-                             "file_sd",
-                             "dns",
-                             "refresh_interval",
-                             "exchange_port",
-                             "exchange_scheme",
-                             "exchange_tls_config",
-                             "exchange_basic_auth",
-                             "operations",
-                             "sizes",
-                             "interval",
-                             "iterations",
-                             "timeout",
-                             "connect_timeout",
-                             "backoff_initial",
-                             "backoff_max",
-                             "max_connections",
-                             "ack_timeout",
-                             "cpu_budget_percent",
-                             "pairing",
-                             "intra_host",
-                             "group_by"});
-      !s) {
-    return s.error();
-  }
-  using std::chrono::milliseconds;
-#define RNIC_TRY(var, expr) \
-  auto var = (expr);        \
-  if (!var) return var.error();
-  if (node["enabled"]) {
-    RNIC_TRY(v, yaml::Bool(node["enabled"], P("enabled")));
-    c.enabled = *v;
-  }
-  if (node["peers"]) {
-    RNIC_TRY(v, yaml::List(node["peers"], P("peers"), Peer));
-    c.peers = std::move(*v);
-  }
-  if (node["file_sd"]) {
-    const auto& n = node["file_sd"];
-    if (n.IsScalar()) {
-      c.file_sd = {n.Scalar()};
-    } else {
-      RNIC_TRY(v, yaml::List(n, P("file_sd"), yaml::Text));
-      c.file_sd = std::move(*v);
-    }
-  }
-  if (node["dns"]) {
-    RNIC_TRY(v, yaml::Text(node["dns"], P("dns")));
-    auto hp = SplitHostPort(*v);
-    if (!hp) return KeyError(P("dns"), hp.error().message);
-    c.dns = *v;
-  }
-  if (node["refresh_interval"]) {
-    RNIC_TRY(v, yaml::Duration(node["refresh_interval"], P("refresh_interval"),
-                               milliseconds(1000), kMaxDuration));
-    c.refresh = *v;
-  }
-  if (node["exchange_port"]) {
-    RNIC_TRY(v, yaml::Int(node["exchange_port"], P("exchange_port"), 1, 65535));
-    c.exchange_port = static_cast<int>(*v);
-  }
-  if (node["exchange_scheme"]) {
-    RNIC_TRY(v, yaml::Text(node["exchange_scheme"], P("exchange_scheme")));
-    if (*v != "http" && *v != "https") {
-      return KeyError(P("exchange_scheme"),
-                      "must be http or https, not '" + *v + "'");
-    }
-    c.exchange_https = *v == "https";
-  }
-  if (node["exchange_tls_config"]) {
-    if (!c.exchange_https) {
-      return KeyError(P("exchange_tls_config"), "needs exchange_scheme: https");
-    }
-    RNIC_TRY(
-        v, ExchangeTls(node["exchange_tls_config"], P("exchange_tls_config")));
-    c.exchange_tls = std::move(*v);
-  }
-  if (node["exchange_basic_auth"]) {
-    RNIC_TRY(v,
-             BasicAuth(node["exchange_basic_auth"], P("exchange_basic_auth")));
-    c.exchange_basic_auth = std::move(*v);
-  }
-  if (node["operations"]) {
-    RNIC_TRY(v, yaml::List(node["operations"], P("operations"), Op));
-    if (v->empty()) return KeyError(P("operations"), "must not be empty");
-    c.operations = std::move(*v);
-  }
-  if (node["sizes"]) {
-    RNIC_TRY(v, yaml::List(node["sizes"], P("sizes"),
-                           [](const YAML::Node& n,
-                              const std::string& k) -> Result<std::uint32_t> {
-                             auto i = yaml::Int(n, k, 1, kMaxMessage);
-                             if (!i) return i.error();
-                             return static_cast<std::uint32_t>(*i);
-                           }));
-    if (v->empty()) return KeyError(P("sizes"), "must not be empty");
-    c.sizes = std::move(*v);
-  }
-  if (node["interval"]) {
-    RNIC_TRY(v, yaml::Duration(node["interval"], P("interval"),
-                               milliseconds(100), kMaxDuration));
-    c.interval = *v;
-  }
-  if (node["iterations"]) {
-    RNIC_TRY(v, yaml::Int(node["iterations"], P("iterations"), 1, 1000));
-    c.iterations = static_cast<int>(*v);
-  }
-  if (node["timeout"]) {
-    RNIC_TRY(v, yaml::Duration(node["timeout"], P("timeout"), milliseconds(1),
-                               kMaxDuration));
-    c.op_timeout = *v;
-  }
-  if (node["connect_timeout"]) {
-    RNIC_TRY(v, yaml::Duration(node["connect_timeout"], P("connect_timeout"),
-                               milliseconds(10), kMaxDuration));
-    c.connect_timeout = *v;
-  }
-  if (node["backoff_initial"]) {
-    RNIC_TRY(v, yaml::Duration(node["backoff_initial"], P("backoff_initial"),
-                               milliseconds(10), kMaxDuration));
-    c.backoff_initial = *v;
-  }
-  if (node["backoff_max"]) {
-    RNIC_TRY(v, yaml::Duration(node["backoff_max"], P("backoff_max"),
-                               milliseconds(10), kMaxDuration));
-    c.backoff_max = *v;
-  }
-  if (c.backoff_max < c.backoff_initial) {
-    return KeyError(P("backoff_max"), "must not be below backoff_initial");
-  }
-  if (node["max_connections"]) {
-    RNIC_TRY(
-        v, yaml::Int(node["max_connections"], P("max_connections"), 1, 65536));
-    c.max_connections = static_cast<int>(*v);
-  }
-  if (node["ack_timeout"]) {
-    RNIC_TRY(v, yaml::Int(node["ack_timeout"], P("ack_timeout"), -1, 31));
-    c.ack_timeout = static_cast<int>(*v);
-  }
-  if (node["cpu_budget_percent"]) {
-    RNIC_TRY(v, yaml::Int(node["cpu_budget_percent"], P("cpu_budget_percent"),
-                          0, 100));
-    c.cpu_budget_percent = static_cast<double>(*v);
-  }
-  if (node["pairing"]) {
-    RNIC_TRY(v, yaml::Text(node["pairing"], P("pairing")));
-    if (*v == "subnet") {
-      c.pairing = Pairing::kSubnet;
-    } else if (*v == "all") {
-      c.pairing = Pairing::kAll;
-    } else {
-      return KeyError(P("pairing"), "must be subnet or all, not '" + *v + "'");
-    }
-  }
-  if (node["intra_host"]) {
-    RNIC_TRY(v, yaml::Bool(node["intra_host"], P("intra_host")));
-    c.intra_host = *v;
-  }
-  if (node["group_by"]) {
-    RNIC_TRY(v, yaml::Text(node["group_by"], P("group_by")));
-    if (v->empty() || !std::all_of(v->begin(), v->end(), [](unsigned char ch) {
-          return std::isalnum(ch) || ch == '_';
-        })) {
-      return KeyError(P("group_by"), "must be a label name, not '" + *v + "'");
-    }
-    c.group_by = *v;
-  }
-#undef RNIC_TRY
-  return c;
+  return Schema().Parse(node);
 }
+
+config::SectionDoc FabricConfigDoc() { return Schema().Doc(); }
 
 }  // namespace rnic::fabric

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/common/config_schema.h"
 #include "collectors/common/result.h"
 #include "collectors/probe/probe_config.h"
 
@@ -91,6 +92,8 @@ struct FabricConfig {
 // Parses the `fabric:` node (null/absent: defaults). Errors name the key,
 // e.g. "fabric.sizes[1]: must be between 1 and 65536".
 [[nodiscard]] Result<FabricConfig> ParseFabricConfig(const YAML::Node& node);
+// The section's declared keys, for the configuration reference.
+[[nodiscard]] config::SectionDoc FabricConfigDoc();
 
 // "host", "host:port", "[v6]:port" -> host and port (0 when absent).
 [[nodiscard]] Result<std::pair<std::string, int>> SplitHostPort(

@@ -243,6 +243,7 @@ CollectorSpec MakeExpectCollectorSpec() {
   s.default_enabled = true;
   s.families.assign(std::begin(kFamilies), std::end(kFamilies));
   s.check_config = CheckWith(expect::ParseExpectConfig);
+  s.config_doc = expect::ExpectConfigDoc();
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto entries = expect::ParseExpectConfig(args.config);

@@ -1,9 +1,9 @@
 #include "collectors/health/expect_config.h"
 
 #include <charconv>
+#include <iterator>
 
-#include "collectors/common/yaml_map.h"
-#include "collectors/common/yaml_scalar.h"
+#include "collectors/common/config_schema.h"
 
 namespace rnic::expect {
 namespace {
@@ -91,6 +91,102 @@ Result<Check> ParseCheck(CheckKind kind, const YAML::Node& n) {
   return Error{"unknown check"};
 }
 
+// How the reference shows each check, in CheckKind order.
+struct CheckDoc {
+  const char* type;
+  const char* range;
+  const char* doc;
+};
+constexpr CheckDoc kDocs[] = {
+    {"int", "0..1024", "ports in state ACTIVE"},
+    {"string", "", "link layer of every port (`InfiniBand`, `Ethernet`)"},
+    {"number", "> 0", "port rate in Gb/s (ports/N/rate)"},
+    {"int", "68..65535", "netdev MTU of Ethernet ports"},
+    {"list of ints", "0..7",
+     "exactly these PFC-enabled priorities; `[]`: none"},
+    {"enum", "`dscp`, `pcp`", "`dscp`: DSCP APP entries present; `pcp`: none"},
+    {"int", "0..7", "RoCE ECN (np and rp) enabled on this priority"},
+    {"bool", "", "no IRQ of the device allowed off its NUMA node"},
+    {"string", "", "firmware version"},
+};
+static_assert(std::size(kDocs) == std::size(kNames));
+
+config::Value<Check> CheckValue(CheckKind kind) {
+  const CheckDoc& d = kDocs[static_cast<std::size_t>(kind)];
+  config::Value<Check> v;
+  v.doc = {d.type, d.range, {}, false};
+  v.parse = [kind](const YAML::Node& n,
+                   const std::string& where) -> Result<Check> {
+    auto c = ParseCheck(kind, n);
+    if (!c.ok()) return yaml::KeyError(where, c.error().message);
+    return c;
+  };
+  v.show = [](const Check&) { return std::string(); };
+  return v;
+}
+
+config::Value<CompiledRegex> DeviceRegex() {
+  config::Value<CompiledRegex> v;
+  v.doc = {"regex", "", {}, false};
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<CompiledRegex> {
+    if (!n.IsScalar() || n.Scalar().empty()) {
+      return yaml::KeyError(where, "must be a regex of device names");
+    }
+    auto re = CompiledRegex::Compile(n.Scalar());
+    if (!re.ok()) return yaml::KeyError(where, re.error().message);
+    return re;
+  };
+  v.show = [](const CompiledRegex&) { return std::string(); };
+  return v;
+}
+
+// The `expect:` entries' keys, each declared once
+// (collectors/common/config_schema.h).
+const config::Section<std::vector<Entry>>& Schema() {
+  static const config::Section<std::vector<Entry>> section = [] {
+    config::MapSchema<Entry> s;
+    s.Key("device", &Entry::device, DeviceRegex(),
+          "device names the entry applies to (ECMAScript, unanchored; the "
+          "first entry that matches applies)")
+        .Required("a device");
+    // Declared in CheckKind order, which is the order checks are kept in.
+    for (std::size_t k = 0; k < std::size(kNames); ++k) {
+      s.Key<Check>(
+          std::string(kNames[k]),
+          [](Entry& e, Check&& c) { e.checks.push_back(std::move(c)); },
+          CheckValue(static_cast<CheckKind>(k)), kDocs[k].doc);
+    }
+    s.Then([](Entry& e, const std::string& where) -> Status {
+      if (e.checks.empty()) {
+        std::string names;
+        for (auto n : kNames)
+          names += (names.empty() ? "" : ", ") + std::string(n);
+        return yaml::KeyError(where, "no check given (" + names + ")");
+      }
+      return Status::Ok();
+    });
+    auto list = config::List(config::Map(std::move(s)));
+    list.parse = [items = list.parse](
+                     const YAML::Node& n,
+                     const std::string& where) -> Result<std::vector<Entry>> {
+      if (n.IsMap()) {
+        // A map's odd keys are named first, as in every other section.
+        if (auto keys = MapKeys(n, where); !keys.ok()) return keys.error();
+        return yaml::KeyError(
+            where, "must be a list of entries (- device: <regex> ...)");
+      }
+      return items(n, where);
+    };
+    return config::Section<std::vector<Entry>>{
+        "expect",
+        "The configuration devices should have (`expect` collector); "
+        "[details](collectors/health/README.md#expect).",
+        std::move(list)};
+  }();
+  return section;
+}
+
 }  // namespace
 
 std::string_view CheckName(CheckKind kind) {
@@ -98,52 +194,9 @@ std::string_view CheckName(CheckKind kind) {
 }
 
 Result<std::vector<Entry>> ParseExpectConfig(const YAML::Node& node) {
-  std::vector<Entry> out;
-  if (!node || node.IsNull()) return out;
-  if (!node.IsSequence()) {
-    // A map's odd keys are named first, as in every other section.
-    if (auto keys = MapKeys(node, "expect"); !keys.ok()) return keys.error();
-    return Error{"expect: must be a list of entries (- device: <regex> ...)"};
-  }
-  std::size_t i = 0;
-  for (const auto& item : node) {
-    const std::string where = "expect[" + std::to_string(i++) + "]";
-    if (!item.IsMap()) return Error{where + ": must be a map"};
-    if (Status st =
-            CheckMapKeys(item, where,
-                         {"device", "active_ports", "link_layer", "rate_gbps",
-                          "mtu", "pfc_priorities", "trust", "ecn_priority",
-                          "numa_local_irqs", "firmware"});
-        !st.ok()) {
-      return st.error();
-    }
-    Entry e;
-    const YAML::Node dev = item["device"];
-    if (!dev || !dev.IsScalar() || dev.Scalar().empty()) {
-      return Error{where + ".device: required, a regex of device names"};
-    }
-    auto re = CompiledRegex::Compile(dev.Scalar());
-    if (!re.ok()) return Error{where + ".device: " + re.error().message};
-    e.device = std::move(re).value();
-    for (std::size_t k = 0; k < std::size(kNames); ++k) {
-      const YAML::Node v = item[std::string(kNames[k])];
-      if (!v) continue;
-      auto c = ParseCheck(static_cast<CheckKind>(k), v);
-      if (!c.ok()) {
-        return Error{where + "." + std::string(kNames[k]) + ": " +
-                     c.error().message};
-      }
-      e.checks.push_back(std::move(c).value());
-    }
-    if (e.checks.empty()) {
-      return Error{where +
-                   ": no check given (active_ports, link_layer, "
-                   "rate_gbps, mtu, pfc_priorities, trust, "
-                   "ecn_priority, numa_local_irqs, firmware)"};
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
+  return Schema().Parse(node);
 }
+
+config::SectionDoc ExpectConfigDoc() { return Schema().Doc(); }
 
 }  // namespace rnic::expect

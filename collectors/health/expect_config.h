@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "collectors/common/compiled_regex.h"
+#include "collectors/common/config_schema.h"
 #include "collectors/common/result.h"
 
 namespace rnic::expect {
@@ -60,5 +61,7 @@ struct Entry {
 // least one check.
 [[nodiscard]] Result<std::vector<Entry>> ParseExpectConfig(
     const YAML::Node& node);
+// The section's declared keys, for the configuration reference.
+[[nodiscard]] config::SectionDoc ExpectConfigDoc();
 
 }  // namespace rnic::expect

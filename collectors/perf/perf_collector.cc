@@ -5,9 +5,9 @@
 #include <cmath>
 #include <optional>
 
+#include "collectors/common/config_schema.h"
 #include "collectors/common/log_once.h"
 #include "collectors/common/range_list.h"
-#include "collectors/common/yaml_map.h"
 #include "collectors/model/model_view.h"
 #include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/iio_families.h"
@@ -45,87 +45,100 @@ struct OpenEvent {
   LabelSetPtr labels;  // pmu, event, cpu: built once at open
 };
 
-// A text value of an event entry.
-Result<std::string> Text(const YAML::Node& n, const std::string& where) {
-  if (!n.IsScalar() || n.Scalar().empty()) {
-    return Error{where + ": must be a non-empty string"};
-  }
-  return n.Scalar();
+// "cpus: [0, 2]" or a kernel CPU list "cpus: 0-3,8".
+config::Value<std::vector<int>> Cpus() {
+  config::Value<std::vector<int>> v;
+  v.doc = {"CPU list", "", {}, false};
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::vector<int>> {
+    const Error bad{where + ": must be a list of CPUs or a CPU list (0-3,8)"};
+    if (n.IsScalar()) {
+      auto cpus = ParseCpuList(n.Scalar());
+      if (!cpus.ok()) return bad;
+      return cpus;
+    }
+    if (!n.IsSequence()) return bad;
+    std::vector<int> out;
+    for (const auto& cpu : n) {
+      int c = -1;
+      try {
+        if (cpu.IsScalar()) c = cpu.as<int>();
+      } catch (const YAML::Exception&) {
+        c = -1;
+      }
+      if (c < 0) return bad;
+      out.push_back(c);
+    }
+    return out;
+  };
+  v.show = [](const std::vector<int>&) { return std::string(); };
+  return v;
 }
 
-// "cpus: [0, 2]" or a kernel CPU list "cpus: 0-3,8".
-Result<std::vector<int>> Cpus(const YAML::Node& n, const std::string& where) {
-  constexpr const char* kForm =
-      ": must be a list of CPUs or a CPU list (0-3,8)";
-  if (n.IsScalar()) {
-    auto cpus = ParseCpuList(n.Scalar());
-    if (!cpus.ok()) return Error{where + kForm};
-    return cpus;
-  }
-  if (!n.IsSequence()) return Error{where + kForm};
-  std::vector<int> out;
-  for (const auto& cpu : n) {
-    int c = -1;
+// A finite number > 0.
+config::Value<std::optional<double>> Scale() {
+  config::Value<std::optional<double>> v;
+  v.doc = {"number", "> 0", {}, false};
+  v.parse = [](const YAML::Node& n,
+               const std::string& where) -> Result<std::optional<double>> {
+    double d = 0;
     try {
-      if (cpu.IsScalar()) c = cpu.as<int>();
+      if (n.IsScalar()) d = n.as<double>();
     } catch (const YAML::Exception&) {
-      c = -1;
+      d = 0;
     }
-    if (c < 0) return Error{where + kForm};
-    out.push_back(c);
-  }
-  return out;
+    if (!std::isfinite(d) || d <= 0) {
+      return Error{where + ": must be a finite number > 0"};
+    }
+    return std::optional<double>(d);
+  };
+  v.show = [](const std::optional<double>&) { return std::string(); };
+  return v;
+}
+
+struct PerfConfig {
+  std::vector<EventConfig> events;
+};
+
+// The `perf:` keys, each declared once (collectors/common/config_schema.h).
+const config::Section<PerfConfig>& Schema() {
+  static const config::Section<PerfConfig> section = [] {
+    using E = EventConfig;
+    config::MapSchema<E> e;
+    e.Key("pmu", &E::pmu, config::NonEmptyString(),
+          "PMU name under /sys/bus/event_source/devices")
+        .Required("a pmu");
+    e.Key("event", &E::event, config::NonEmptyString(),
+          "an event of the PMU's events/ or raw terms "
+          "(`event=0x83,umask=0x04`)")
+        .Required("an event");
+    e.Key("name", &E::label, config::NonEmptyString(),
+          "value of the `event` label")
+        .Default("the event");
+    e.Key("scale", &E::scale, Scale(),
+          "multiplier of the count; unset: the event's sysfs scale, else 1");
+    e.Key("cpus", &E::cpus, Cpus(),
+          "CPUs to open the event on, `[0, 2]` or `0-3,8`; unset: the "
+          "PMU's cpumask, else CPU 0");
+    e.Then([](E& c, const std::string&) -> Status {
+      if (c.label.empty()) c.label = c.event;
+      return Status::Ok();
+    });
+    config::MapSchema<PerfConfig> s;
+    s.Key("events", &PerfConfig::events,
+          config::List(config::Map(std::move(e))), "PMU events to count");
+    return config::Section<PerfConfig>{"perf",
+                                       "PMU events (`--collector.perf`); "
+                                       "[details](collectors/perf/README.md).",
+                                       config::Map(std::move(s))};
+  }();
+  return section;
 }
 
 Result<std::vector<EventConfig>> ParseConfig(const YAML::Node& node) {
-  std::vector<EventConfig> out;
-  if (Status st = CheckMapKeys(node, "perf", {"events"}); !st.ok()) {
-    return st.error();
-  }
-  if (!node || node.IsNull()) return out;
-  const YAML::Node events = node["events"];
-  if (!events || events.IsNull()) return out;
-  if (!events.IsSequence()) return Error{"perf.events: must be a list"};
-  int i = 0;
-  for (const auto& e : events) {
-    const std::string where = "perf.events[" + std::to_string(i++) + "]";
-    if (!e.IsMap()) return Error{where + ": must be a map"};
-    if (Status st =
-            CheckMapKeys(e, where, {"pmu", "event", "name", "scale", "cpus"});
-        !st.ok()) {
-      return st.error();
-    }
-    EventConfig c;
-    for (const auto& kv : e) {
-      const std::string& k = kv.first.Scalar();  // CheckMapKeys: scalars
-      const std::string at = where + "." + k;
-      if (k == "pmu" || k == "event" || k == "name") {
-        auto t = Text(kv.second, at);
-        if (!t.ok()) return t.error();
-        (k == "pmu" ? c.pmu : k == "event" ? c.event : c.label) = *t;
-      } else if (k == "scale") {
-        double v = 0;
-        try {
-          if (kv.second.IsScalar()) v = kv.second.as<double>();
-        } catch (const YAML::Exception&) {
-          v = 0;
-        }
-        if (!std::isfinite(v) || v <= 0) {
-          return Error{at + ": must be a finite number > 0"};
-        }
-        c.scale = v;
-      } else if (k == "cpus") {
-        auto cpus = Cpus(kv.second, at);
-        if (!cpus.ok()) return cpus.error();
-        c.cpus = std::move(cpus).value();
-      }
-    }
-    if (c.pmu.empty() || c.event.empty())
-      return Error{where + ": needs 'pmu' and 'event'"};
-    if (c.label.empty()) c.label = c.event;
-    out.push_back(std::move(c));
-  }
-  return out;
+  auto c = Schema().Parse(node);
+  if (!c) return c.error();
+  return std::move(c->events);
 }
 
 class PerfCollector final : public Collector {
@@ -228,6 +241,7 @@ CollectorSpec MakePerfCollectorSpec() {
       "uncore_iio_*/die* mapping (no configuration needed)",
       true)};
   s.check_config = CheckWith(ParseConfig);
+  s.config_doc = Schema().Doc();
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);

@@ -50,6 +50,7 @@ CollectorSpec MakeProbeCollectorSpec() {
   spec.families.assign(std::begin(probe::families::kAll),
                        std::end(probe::families::kAll));
   spec.check_config = CheckWith(probe::ParseProbeConfig);
+  spec.config_doc = probe::ProbeConfigDoc();
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = probe::ParseProbeConfig(args.config);

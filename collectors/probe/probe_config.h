@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "collectors/common/config_schema.h"
 #include "collectors/common/result.h"
 
 namespace rnic::probe {
@@ -65,5 +66,7 @@ struct ProbeConfig {
 // Parses the `probe:` node (null/absent: defaults). Errors name the key,
 // e.g. "probe.sizes[1]: must be between 1 and 1048576".
 [[nodiscard]] Result<ProbeConfig> ParseProbeConfig(const YAML::Node& node);
+// The section's declared keys, for the configuration reference.
+[[nodiscard]] config::SectionDoc ProbeConfigDoc();
 
 }  // namespace rnic::probe

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "collectors/collector.h"
+#include "collectors/common/config_schema.h"
 #include "collectors/common/log_once.h"
-#include "collectors/common/yaml_map.h"
 #include "collectors/model/model_view.h"
 #include "collectors/roce/ethtool_names.h"
 #include "collectors/roce/host_facts.h"
@@ -512,22 +512,27 @@ struct RoceConfig {
   std::string dcb_dir;
 };
 
+// The `roce:` keys, each declared once (collectors/common/config_schema.h).
+const config::Section<RoceConfig>& Schema() {
+  static const config::Section<RoceConfig> section = [] {
+    config::MapSchema<RoceConfig> s;
+    s.Key("ethtool_stats_dir", &RoceConfig::ethtool_stats_dir,
+          config::NonEmptyString(),
+          "replay captured `ethtool -S` output from this directory instead of "
+          "asking the kernel (tests, offline diagnosis)");
+    s.Key("dcb_dir", &RoceConfig::dcb_dir, config::NonEmptyString(),
+          "replay captured dcbnl answers from this directory");
+    return config::Section<RoceConfig>{
+        "roce",
+        "RoCE fabric and host tuning (`roce` collector); "
+        "[details](collectors/roce/README.md).",
+        config::Map(std::move(s))};
+  }();
+  return section;
+}
+
 Result<RoceConfig> ParseConfig(const YAML::Node& node) {
-  RoceConfig c;
-  if (Status st = CheckMapKeys(node, "roce", {"ethtool_stats_dir", "dcb_dir"});
-      !st.ok()) {
-    return st.error();
-  }
-  if (!node || node.IsNull()) return c;
-  for (const auto& kv : node) {
-    const std::string& k = kv.first.Scalar();  // CheckMapKeys: scalars
-    if (!kv.second.IsScalar() || kv.second.Scalar().empty()) {
-      return Error{"roce." + k + ": must be a directory path"};
-    }
-    (k == "ethtool_stats_dir" ? c.ethtool_stats_dir : c.dcb_dir) =
-        kv.second.Scalar();
-  }
-  return c;
+  return Schema().Parse(node);
 }
 
 }  // namespace
@@ -551,6 +556,7 @@ CollectorSpec MakeRoceCollectorSpec() {
   s.default_enabled = true;
   s.families.assign(std::begin(kAllFamilies), std::end(kAllFamilies));
   s.check_config = CheckWith(ParseConfig);
+  s.config_doc = Schema().Doc();
   s.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
     auto cfg = ParseConfig(args.config);

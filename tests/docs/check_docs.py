@@ -6,9 +6,13 @@
            every flag of `rnic_exporter --help` is documented there, README.md
            stays operator-sized, and the relative links of every markdown
            file name files and headings that exist.
+  config   README.md's configuration reference (between the
+           config-reference:begin/end markers) equals
+           `rnic_metric_docs --config` (generated from the declared
+           --config.file sections).
 
---update rewrites docs/metrics.md and the README table instead of checking
-them (tests/docs/update_docs.sh)."""
+--update rewrites docs/metrics.md, the README table and the configuration
+reference instead of checking them (tests/docs/update_docs.sh)."""
 import difflib
 import os
 import re
@@ -32,12 +36,12 @@ def generated(*args):
                           check=True).stdout
 
 
-def differs(name, current, wanted):
+def differs(name, current, wanted, source="the metric declarations"):
     sys.stdout.writelines(difflib.unified_diff(
         current.splitlines(True), wanted.splitlines(True), name,
         "generated from the code"))
-    print("%s differs from the metric declarations; regenerate it with: %s"
-          % (name, REGENERATE))
+    print("%s differs from %s; regenerate it with: %s"
+          % (name, source, REGENERATE))
 
 
 def check_metrics(update):
@@ -55,23 +59,38 @@ def check_metrics(update):
     return 0
 
 
-def check_collector_table(text, update):
-    begin, end = "<!-- collectors:begin -->\n", "<!-- collectors:end -->"
+def check_between(text, update, marker, what, args, source):
+    """README.md's text between <!-- marker:begin --> and <!-- marker:end
+    --> equals the generator's output for `args`."""
+    begin, end = "<!-- %s:begin -->\n" % marker, "<!-- %s:end -->" % marker
     if begin not in text or end not in text:
-        print("README.md lacks the collectors:begin/end markers")
+        print("README.md lacks the %s:begin/end markers" % marker)
         return text, 1
     head, rest = text.split(begin, 1)
     current, tail = rest.split(end, 1)
-    wanted = generated("--collectors")
+    wanted = generated(*args)
     if update:
         text = head + begin + wanted + end + tail
         open(README, "w", encoding="utf-8").write(text)
-        print("README.md collector table written")
+        print("README.md %s written" % what)
         return text, 0
     if current != wanted:
-        differs("README.md collector table", current, wanted)
+        differs("README.md " + what, current, wanted, source)
         return text, 1
     return text, 0
+
+
+def check_collector_table(text, update):
+    return check_between(text, update, "collectors", "collector table",
+                         ["--collectors"], "the collector declarations")
+
+
+def check_config(update):
+    text = open(README, encoding="utf-8").read()
+    _, failures = check_between(text, update, "config-reference",
+                                "configuration reference", ["--config"],
+                                "the declared --config.file sections")
+    return failures
 
 
 def check_flags(text):
@@ -153,10 +172,11 @@ def check_readme(update):
 def main():
     update = "--update" in sys.argv
     parts = [a for a in sys.argv[1:] if not a.startswith("--")] or \
-        ["metrics", "readme"]
+        ["metrics", "readme", "config"]
     failures = 0
     for part in parts:
-        failures += {"metrics": check_metrics, "readme": check_readme}[part](update)
+        failures += {"metrics": check_metrics, "readme": check_readme,
+                     "config": check_config}[part](update)
     print("%s: %d failed" % (", ".join(parts), failures))
     return 1 if failures else 0
 

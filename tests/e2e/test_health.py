@@ -28,7 +28,7 @@ EXPECT = """expect:
 BAD_EXPECT = [
     ("expect: {device: x}\n", "expect: must be a list of entries"),
     ("expect:\n  - {device: x, mtuu: 1}\n", "expect[0].mtuu: unknown key"),
-    ("expect:\n  - {mtu: 9000}\n", "expect[0].device: required"),
+    ("expect:\n  - {mtu: 9000}\n", "expect[0]: needs a device"),
     ("expect:\n  - {device: '(', mtu: 9000}\n", "expect[0].device: "),
     ("expect:\n  - {device: x, mtu: 9000}\n  - {device: y, trust: l2}\n",
      "expect[1].trust: must be dscp or pcp"),

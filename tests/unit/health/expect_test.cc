@@ -68,8 +68,9 @@ TEST(ExpectConfigTest, ErrorsNameEntryAndKey) {
             std::string::npos);
   EXPECT_EQ(ErrorOf("[{device: x, mtuu: 9000}]"),
             "expect[0].mtuu: unknown key");
-  EXPECT_NE(ErrorOf("[{mtu: 9000}]").find("expect[0].device: required"),
-            std::string::npos);
+  EXPECT_EQ(ErrorOf("[{mtu: 9000}]"), "expect[0]: needs a device");
+  EXPECT_EQ(ErrorOf("[{device: '', mtu: 9000}]"),
+            "expect[0].device: must be a regex of device names");
   EXPECT_NE(ErrorOf("[{device: '(', mtu: 9000}]").find("expect[0].device: "),
             std::string::npos);
   EXPECT_NE(ErrorOf("[{device: x, mtu: 9000}, {device: y, mtu: 12}]")
