@@ -13,6 +13,7 @@
 
 #include "collectors/collector_spec.h"
 #include "collectors/common/config_schema.h"
+#include "collectors/common/markdown_cell.h"
 #include "exporter/self_metrics.h"
 
 namespace {
@@ -29,34 +30,13 @@ void Row(const std::string& collector, const rnic::FamilyDesc& d) {
             << labels << " | " << collector << " | " << d.help << " |\n";
 }
 
-// HELP text as a markdown table cell: '|' would end the cell (inside a code
-// span too), and '<counter>' outside one would be read as an HTML tag and
-// vanish from the rendered page.
-std::string Cell(std::string_view text) {
-  std::string out;
-  bool code = false;
-  for (char c : text) {
-    if (c == '`') code = !code;
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '<' && !code) {
-      out += "&lt;";
-    } else if (c == '>' && !code) {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 void PageTable(const std::vector<const rnic::FamilyDesc*>& families) {
   std::cout << "| metric | type | labels | meaning |\n|---|---|---|---|\n";
   for (const auto* d : families) {
     std::string labels =
         d->labels.empty() ? "" : "`" + std::string(d->labels) + "`";
     std::cout << "| `" << d->name << "` | " << rnic::TypeName(d->type) << " | "
-              << labels << " | " << Cell(d->help) << " |\n";
+              << labels << " | " << rnic::MarkdownCell(d->help) << " |\n";
   }
 }
 
@@ -83,8 +63,8 @@ void Page() {
               << " by default (`--" << (spec.default_enabled ? "no-" : "")
               << "collector." << spec.name << "` to "
               << (spec.default_enabled ? "disable" : "enable") << "). "
-              << Cell(spec.help) << (spec.help.ends_with('.') ? "" : ".")
-              << "\n\n";
+              << rnic::MarkdownCell(spec.help)
+              << (spec.help.ends_with('.') ? "" : ".") << "\n\n";
     PageTable(spec.families);
   }
 }
@@ -101,11 +81,11 @@ void Collectors() {
       if (!o.default_value.empty())
         opts += ", default `" + o.default_value + "`";
       opts += ")";
-      opts += ": " + Cell(o.help);
+      opts += ": " + rnic::MarkdownCell(o.help);
     }
     std::cout << "| `" << spec.name << "` | "
               << (spec.default_enabled ? "enabled" : "disabled") << " | "
-              << Cell(spec.help) << " | " << opts << " |\n";
+              << rnic::MarkdownCell(spec.help) << " | " << opts << " |\n";
   }
 }
 

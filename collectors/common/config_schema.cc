@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "collectors/common/markdown_cell.h"
+
 namespace rnic::config {
 namespace {
 
@@ -26,33 +28,14 @@ std::string Range(const std::string& lo, const std::string& hi) {
   return lo + ".." + hi;
 }
 
-// A markdown table cell: '|' would end it (inside a code span too), and
-// '<x>' outside a code span would be read as an HTML tag.
-std::string Cell(const std::string& text) {
-  std::string out;
-  bool code = false;
-  for (char c : text) {
-    if (c == '`') code = !code;
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '<' && !code) {
-      out += "&lt;";
-    } else if (c == '>' && !code) {
-      out += "&gt;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 void Rows(const std::vector<KeyDoc>& keys, const std::string& prefix,
           std::string& out) {
   for (const auto& k : keys) {
     const std::string name = prefix + k.name;
     const std::string def = k.required ? "required" : k.default_text;
-    out += "| `" + name + "` | " + Cell(k.value.type) + " | " + def + " | " +
-           Cell(k.value.range) + " | " + Cell(k.doc) + " |\n";
+    out += "| `" + name + "` | " + MarkdownCell(k.value.type) + " | " + def +
+           " | " + MarkdownCell(k.value.range) + " | " + MarkdownCell(k.doc) +
+           " |\n";
     Rows(k.value.keys, name + (k.value.keys_per_item ? "[]." : "."), out);
   }
 }
