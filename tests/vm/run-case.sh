@@ -11,7 +11,8 @@
 # Knobs (environment): RNIC_VM_TIMEOUT, RNIC_VM_ACCEL, RNIC_VM_SMP, RNIC_VM_MEM,
 # RNIC_VM_PROM_PORT (Prometheus on a fixed 127.0.0.1 port), RNIC_VM_APPEND
 # (more guest kernel command line: a case.conf APPEND, then this),
-# RNIC_VM_NIC_SPEED, RNIC_VM_RUN_DIR, RNIC_VM_NO_PREPARE=1, RNIC_VM_VERBOSE=1;
+# RNIC_VM_NIC_SPEED, RNIC_VM_RUN_DIR, RNIC_VM_NO_PREPARE=1, RNIC_VM_VERBOSE=1,
+# RNIC_VM_LINK=stream (links between two VMs over qemu's TCP stream mode);
 # see README.md.
 set -uo pipefail
 . "$(dirname "$0")/lib/common.sh"
@@ -38,6 +39,8 @@ ACCEL=${RNIC_VM_ACCEL:-tcg}
 # Two TCG VMs on a 2-core machine: one vCPU each.
 SMP=${RNIC_VM_SMP:-$([ "$VMS" = 2 ] && echo 1 || echo 2)}
 MEM=${RNIC_VM_MEM:-1024}
+LINK_MODE=${RNIC_VM_LINK:-udp}
+case $LINK_MODE in udp | stream) ;; *) die "RNIC_VM_LINK: udp or stream, not '$LINK_MODE'" ;; esac
 GUEST_PORT=9709 # the exporter's port inside the guest
 RUN=${RNIC_VM_RUN_DIR:-$RNIC_VM_BUILD/runs/$CASE}
 case $VMS in
@@ -121,6 +124,15 @@ pick_link_ports() {
 }
 link_netdev() {
   local id=$1 l=$2 v=$3
+  if [ "$LINK_MODE" = stream ]; then
+    # qemu's TCP stream mode, Nagle on: VM 0 listens on its own end's port.
+    if [ "$v" = 0 ]; then
+      echo "socket,id=$id,listen=127.0.0.1:${LINK_UDP[$((2 * l))]}"
+    else
+      echo "socket,id=$id,connect=127.0.0.1:${LINK_UDP[$((2 * l))]}"
+    fi
+    return
+  fi
   echo "socket,id=$id,udp=127.0.0.1:${LINK_UDP[$((2 * l + 1 - v))]},localaddr=127.0.0.1:${LINK_UDP[$((2 * l + v))]}"
 }
 # add_nic NETDEV_ID PROPS: appends one virtio NIC to net[]; on q35 it sits
