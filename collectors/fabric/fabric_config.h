@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collectors/common/result.h"
-#include "collectors/probe/probe_config.h"
+#include "collectors/probing/operation.h"
 
 namespace rnic::fabric {
 
