@@ -144,7 +144,21 @@ mapfile -t texts < <(git ls-files -- '*.h' '*.cc' '*.c' '*.md' '*.py' '*.sh' \
 # layout check keep old paths on purpose. The C/C++ files that changed are
 # listed in $changed.
 changed=$(mktemp)
-trap 'rm -f "$map_file" "$changed"' EXIT
+clean=$(mktemp)
+trap 'rm -f "$map_file" "$changed" "$clean"' EXIT
+# C/C++ files about to change that clang-format finds clean now are
+# formatted again afterwards (a longer path can push a comment past 80
+# columns); the rest only get their includes sorted.
+if command -v clang-format >/dev/null; then
+  cut -f1 "$map_file" >"$clean.stems"
+  git ls-files -- '*.h' '*.cc' '*.c' | xargs -r grep -lF -f "$clean.stems" |
+    while read -r f; do
+      if clang-format --dry-run -Werror "$f" >/dev/null 2>&1; then
+        echo "$f"
+      fi
+    done >"$clean"
+  rm -f "$clean.stems"
+fi
 RNIC_MAP=$map_file RNIC_CHANGED=$changed perl -e '
   open my $m, "<", $ENV{RNIC_MAP} or die;
   my %map;
@@ -181,6 +195,8 @@ if ((${#sources[@]})); then
     flush() if eof;
   ' -- "${sources[@]}"
 fi
+mapfile -t formatted <"$clean"
+if ((${#formatted[@]})); then clang-format -i -- "${formatted[@]}"; fi
 
 # --- 3. CMake source lists --------------------------------------------------
 # A CMakeLists.txt lists its folder's sources relative to itself (or under
