@@ -21,7 +21,7 @@
 #include <tuple>
 
 #include "collectors/common/metric_set.h"
-#include "collectors/probe/probe_config.h"
+#include "collectors/probing/operation.h"
 
 namespace rnic::fabric {
 

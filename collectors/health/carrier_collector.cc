@@ -11,7 +11,6 @@
 #include "collectors/health/health_families.h"
 #include "collectors/model/model_view.h"
 #include "collectors/model/sysfs_parse.h"
-#include "collectors/roce/host_facts.h"
 
 namespace rnic {
 namespace {

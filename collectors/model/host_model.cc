@@ -17,6 +17,7 @@
 #include <map>
 
 #include "collectors/common/dir_fd.h"
+#include "collectors/common/small_file.h"
 #include "collectors/model/sysfs_parse.h"
 
 namespace rnic::host {
@@ -34,16 +35,10 @@ constexpr std::uint64_t kNetdevRetryChecks = 16;
 // Checks after a change on which an unresolved device is looked up at once.
 constexpr int kEagerResolveChecks = 8;
 
-// A small attribute file, trailing whitespace removed; "" when unreadable.
+// A small attribute file, whitespace around it removed; "" when unreadable.
 std::string ReadAttr(int dirfd, const char* name) {
-  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
   char buf[256];
-  long n;
-  do {
-    n = ::read(fd, buf, sizeof(buf));
-  } while (n < 0 && errno == EINTR);
-  ::close(fd);
+  const long n = ReadSmallFile(dirfd, name, buf, sizeof(buf));
   if (n <= 0) return {};
   return std::string(sysfs::TrimValue(std::string_view(buf, n)));
 }
@@ -166,27 +161,18 @@ std::string FindPortNetdev(int devfd, const std::string& port_dir,
     (void)ec;
     *end = '\0';
     const std::string path = port_dir + "/gid_attrs/ndevs/" + rel;
-    const int fd = ::openat(devfd, path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) break;  // no GID table at all
-      continue;
-    }
     char buf[64];
-    const long n = ::read(fd, buf, sizeof(buf));
-    ::close(fd);
+    const long n = ReadSmallFile(devfd, path.c_str(), buf, sizeof(buf));
+    if (n == -ENOENT) break;  // no GID table at all
     if (n > 0) {
       const std::string_view v = sysfs::TrimValue(std::string_view(buf, n));
       if (!v.empty()) return std::string(v);
     }
   }
   if (!parent.empty()) return parent;
-  Fd net(::openat(devfd, "device/net", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!net.ok()) return {};
-  std::vector<std::string> names;
-  ListDir(net.get(),
-          [&](std::string_view n, unsigned char) { names.emplace_back(n); });
-  std::sort(names.begin(), names.end());
-  return names.empty() ? std::string() : names.front();
+  auto names = ListDirectory(devfd, "device/net");
+  if (!names.ok() || names->empty()) return {};
+  return names->front();
 }
 
 HostModel::HostModel(Options options)

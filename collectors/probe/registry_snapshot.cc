@@ -5,9 +5,7 @@
 #include <string_view>
 #include <tuple>
 
-#include "collectors/probe/probe_families.h"
-
-namespace rnic::probe {
+namespace rnic {
 namespace {
 
 // Position of a label in the family's declared label names (le last).
@@ -35,24 +33,6 @@ bool LabelsLess(const prometheus::ClientMetric& a,
 }  // namespace
 
 void AppendCollected(std::vector<prometheus::MetricFamily> collected,
-                     MetricSet& out) {
-  // The driver counters of the probe's own RDMA counter are named at run
-  // time: declared here, from their template.
-  std::vector<const FamilyDesc*> declared(std::begin(families::kAll),
-                                          std::end(families::kAll));
-  for (const auto& f : collected) {
-    bool known = false;
-    for (const FamilyDesc* d : families::kAll)
-      known = known || d->name == f.name;
-    if (!known) {
-      declared.push_back(
-          &InternFamily(f.name, f.type, families::kQpCounter.labels, f.help));
-    }
-  }
-  AppendCollected(std::move(collected), out, declared);
-}
-
-void AppendCollected(std::vector<prometheus::MetricFamily> collected,
                      MetricSet& out,
                      std::span<const FamilyDesc* const> declared) {
   for (auto& f : collected) {
@@ -75,4 +55,4 @@ void AppendCollected(std::vector<prometheus::MetricFamily> collected,
   }
 }
 
-}  // namespace rnic::probe
+}  // namespace rnic

@@ -1,7 +1,7 @@
-// The one place where the probe's prometheus-cpp instruments become scrape
-// output: what Registry::Collect() returned, appended to the scrape's
-// MetricSet. Kept to this one function so the MetricSet API (about to take
-// family descriptors) is adapted here alone.
+// The one place where prometheus-cpp instruments (the long-lived counters
+// and histograms of the probe and the fabric probe) become scrape output:
+// what Registry::Collect() returned, appended to the scrape's MetricSet
+// under the families they were declared as.
 #pragma once
 
 #include <prometheus/metric_family.h>
@@ -11,19 +11,15 @@
 
 #include "collectors/common/metric_set.h"
 
-namespace rnic::probe {
+namespace rnic {
 
-// Families without a series are left out (a family is registered before
-// its first series exists). Labels come out of prometheus-cpp sorted by
-// name; they are put back in the order the exporter has always printed
-// them (device, port, operation, size_bytes, status, result, event), and
-// series are sorted by label values so the output is stable.
-void AppendCollected(std::vector<prometheus::MetricFamily> collected,
-                     MetricSet& out);
-// The same for another collector's instruments (the fabric probe): each
-// family must be among `declared`; others are left out.
+// Each family must be among `declared`; others are left out, and so are
+// families without a series (a family is registered before its first series
+// exists). Labels come out of prometheus-cpp sorted by name; they are put
+// back in the declared order (device, port, operation, size_bytes, ...),
+// and series are sorted by label values so the output is stable.
 void AppendCollected(std::vector<prometheus::MetricFamily> collected,
                      MetricSet& out,
                      std::span<const FamilyDesc* const> declared);
 
-}  // namespace rnic::probe
+}  // namespace rnic

@@ -1,70 +1,14 @@
 #include "collectors/roce/host_facts.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 
+#include "collectors/common/dir_fd.h"
 #include "collectors/common/range_list.h"
+#include "collectors/common/small_file.h"
 
 namespace rnic {
-
-namespace {
-
-void TrimEnd(std::string& s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' ||
-                        s.back() == '\t' || s.back() == '\0')) {
-    s.pop_back();
-  }
-}
-
-}  // namespace
-
-Result<std::string> ReadTrimmed(const std::string& path) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::FromErrno("open " + path, errno);
-  std::string out;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      return Error::FromErrno("read " + path, err);
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fd);
-  TrimEnd(out);
-  return out;
-}
-
-Result<std::string> ReadTrimmed(CachedFd& held, const std::string& path) {
-  char buf[4096];
-  const long n = held.ReadFile(path.c_str(), buf, sizeof(buf));
-  if (n < 0) return Error::FromErrno("read " + path, static_cast<int>(-n));
-  std::string out(buf, static_cast<std::size_t>(n));
-  TrimEnd(out);
-  return out;
-}
-
-Result<std::vector<std::string>> ListDirectory(const std::string& path) {
-  DIR* d = opendir(path.c_str());
-  if (d == nullptr) return Error::FromErrno("opendir " + path, errno);
-  std::vector<std::string> out;
-  while (dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    out.push_back(name);
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 namespace {
 
@@ -78,13 +22,13 @@ Result<int> ParseInt(const std::string& text, const std::string& what) {
 }
 
 Result<int> ReadInt(const std::string& path) {
-  auto text = ReadTrimmed(path);
+  auto text = ReadSmallFile(path);
   if (!text.ok()) return text.error();
   return ParseInt(*text, path);
 }
 
 Result<std::vector<int>> ReadCpuList(const std::string& path) {
-  auto text = ReadTrimmed(path);
+  auto text = ReadSmallFile(path);
   if (!text.ok()) return text.error();
   auto cpus = ParseCpuList(*text);
   if (!cpus.ok()) return Error{path + ": " + cpus.error().message, EINVAL};
@@ -94,7 +38,7 @@ Result<std::vector<int>> ReadCpuList(const std::string& path) {
 }  // namespace
 
 Result<int> ReadInt(CachedFd& held, const std::string& path) {
-  auto text = ReadTrimmed(held, path);
+  auto text = ReadSmallFile(held, path);
   if (!text.ok()) return text.error();
   return ParseInt(*text, path);
 }

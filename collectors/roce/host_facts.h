@@ -14,16 +14,6 @@
 
 namespace rnic {
 
-// Reads a small sysfs/procfs file, trailing whitespace removed.
-[[nodiscard]] Result<std::string> ReadTrimmed(const std::string& path);
-// The same for a file read at every scrape: held open in `held` (see
-// CachedFd), at most one page (a sysfs attribute's size).
-[[nodiscard]] Result<std::string> ReadTrimmed(CachedFd& held,
-                                              const std::string& path);
-// Entries of a directory, sorted; an error if it cannot be opened.
-[[nodiscard]] Result<std::vector<std::string>> ListDirectory(
-    const std::string& path);
-
 // An MTU large enough to carry a 4096-byte RoCE payload with its Ethernet,
 // IP, UDP, BTH and extension headers; the usual recommendation.
 inline constexpr int kRoce4096MinNetdevMtu = 4200;
