@@ -51,14 +51,14 @@ collectors/common/hw_counters.h         collectors/metrics/hw_counters.h
 collectors/common/hw_counters.cc        collectors/metrics/hw_counters.cc
 collectors/probe/registry_snapshot.h    collectors/metrics/registry_snapshot.h
 collectors/probe/registry_snapshot.cc   collectors/metrics/registry_snapshot.cc
-collectors/common/yaml_scalar.h         collectors/yaml_scalar.h
-collectors/common/yaml_scalar.cc        collectors/yaml_scalar.cc
 collectors/common/http_endpoints.h      collectors/http_endpoints.h
 collectors/common/http_endpoints.cc     collectors/http_endpoints.cc
 collectors/netlink/transport.h          collectors/nl/transport.h
 collectors/netlink/transport.cc         collectors/nl/transport.cc
-collectors/netlink/libnl_transport.h    collectors/nl/libnl_transport.h
-collectors/netlink/libnl_transport.cc   collectors/nl/libnl_transport.cc
+collectors/netlink/kernel_transport.h   collectors/nl/kernel_transport.h
+collectors/netlink/kernel_transport.cc  collectors/nl/kernel_transport.cc
+collectors/netlink/device_lister.h      collectors/nl/device_lister.h
+collectors/netlink/device_lister.cc     collectors/nl/device_lister.cc
 collectors/netlink/replay_transport.h   collectors/nl/replay_transport.h
 collectors/netlink/replay_transport.cc  collectors/nl/replay_transport.cc
 collectors/netlink/attr_parser.h        collectors/nl/attr_parser.h
@@ -70,6 +70,8 @@ collectors/netlink/rdma_source.h        collectors/nl/rdma_source.h
 collectors/netlink/rdma_source.cc       collectors/nl/rdma_source.cc
 collectors/roce/dcb_source.h            collectors/nl/dcb_source.h
 collectors/roce/dcb_source.cc           collectors/nl/dcb_source.cc
+collectors/probe/probe_knobs.h          collectors/probing/probe_knobs.h
+collectors/probe/probe_knobs.cc         collectors/probing/probe_knobs.cc
 collectors/probe/cpu_pacer.h            collectors/probing/cpu_pacer.h
 collectors/probe/cpu_pacer.cc           collectors/probing/cpu_pacer.cc
 tests/unit/model/host_model_test.cc     tests/unit/host/host_model_test.cc
@@ -79,7 +81,8 @@ tests/unit/model/label_cache_test.cc    tests/unit/metrics/label_cache_test.cc
 tests/unit/metric_set_test.cc           tests/unit/metrics/metric_set_test.cc
 tests/unit/sysfs/hw_counters_test.cc    tests/unit/metrics/hw_counters_test.cc
 tests/unit/sysfs/counter_tracker_test.cc tests/unit/common/counter_tracker_test.cc
-tests/unit/netlink/libnl_transport_test.cc tests/unit/nl/libnl_transport_test.cc
+tests/unit/netlink/kernel_transport_test.cc tests/unit/nl/kernel_transport_test.cc
+tests/unit/probe/probe_knobs_test.cc    tests/unit/probing/probe_knobs_test.cc
 tests/unit/roce/dcb_source_test.cc      tests/unit/nl/dcb_source_test.cc
 tests/unit/probe/cpu_pacer_test.cc      tests/unit/probing/cpu_pacer_test.cc
 LIST

@@ -1,7 +1,7 @@
 #include "collectors/fabric/fabric_stats.h"
 
 #include "collectors/fabric/fabric_families.h"
-#include "collectors/probe/registry_snapshot.h"
+#include "collectors/metrics/registry_snapshot.h"
 #include "collectors/probing/latency_buckets.h"
 
 namespace rnic::fabric {

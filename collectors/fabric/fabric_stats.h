@@ -20,7 +20,7 @@
 #include <string>
 #include <tuple>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 #include "collectors/probing/operation.h"
 
 namespace rnic::fabric {

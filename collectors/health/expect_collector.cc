@@ -10,9 +10,9 @@
 #include "collectors/common/log_once.h"
 #include "collectors/common/small_file.h"
 #include "collectors/health/health_families.h"
-#include "collectors/model/model_view.h"
-#include "collectors/model/sysfs_parse.h"
-#include "collectors/roce/host_facts.h"
+#include "collectors/host/host_facts.h"
+#include "collectors/host/model_view.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic {
 namespace {

@@ -10,7 +10,7 @@
 #include "collectors/common/small_file.h"
 #include "collectors/health/health_families.h"
 #include "collectors/health/pcie_parse.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/model_view.h"
 
 namespace rnic {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "collectors/probe/probe_knobs.h"
+#include "collectors/probing/probe_knobs.h"
 
 namespace rnic::probe {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <iterator>
 
+#include "collectors/metrics/registry_snapshot.h"
 #include "collectors/probe/probe_families.h"
-#include "collectors/probe/registry_snapshot.h"
 
 namespace rnic::probe {
 namespace {

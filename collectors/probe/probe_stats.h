@@ -22,7 +22,7 @@
 #include <tuple>
 #include <vector>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 #include "collectors/probe/probe_config.h"
 #include "collectors/probing/latency_buckets.h"
 #include "collectors/probing/verbs_names.h"

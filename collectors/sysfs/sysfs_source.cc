@@ -18,7 +18,7 @@
 
 #include "collectors/common/dir_fd.h"
 #include "collectors/common/small_file.h"
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::sysfs {
 namespace {

@@ -37,8 +37,8 @@
 
 #include "collectors/common/cached_fd.h"
 #include "collectors/common/result.h"
-#include "collectors/model/host_model.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/host_model.h"
+#include "collectors/host/model_view.h"
 
 namespace rnic::sysfs {
 
