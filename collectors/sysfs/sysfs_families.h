@@ -1,7 +1,7 @@
-// Families of the sysfs collector, declared once (see collectors/model/
-// family.h). Port state and the driver hw counters are shared with
-// netlink_stat (collectors/metrics/port_families.h); the PMA port counters are
-// declared in the PMA table (pma_counters.h).
+// Families of the sysfs collector, declared once (see
+// collectors/metrics/family.h). Port state and the driver hw counters are
+// shared with netlink_stat (collectors/metrics/port_families.h); the PMA port
+// counters are declared in the PMA table (pma_counters.h).
 #pragma once
 
 #include "collectors/metrics/family.h"

@@ -1,6 +1,6 @@
 // SysfsSource: reads the values under /sys/class/infiniband into plain
 // structs. Knows nothing of Prometheus. Which devices and ports exist, and
-// what they sit on, comes from the host model (collectors/model): this
+// what they sit on, comes from the host model (collectors/host): this
 // source reads only what changes between scrapes.
 //
 // Cost model: per scrape one pread() per attribute or counter file; directories
