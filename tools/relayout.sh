@@ -10,7 +10,7 @@
 #                        several collectors read (RDMA, dcbnl)
 #   collectors/probing/  what the probe and the fabric probe share
 #   collectors/*.h       the Collector interface, options, specs, HTTP
-#                        endpoints, YAML scalar readers
+#                        endpoints
 #   collectors/<name>/   one collector each; none includes another
 #
 # For each move it runs `git mv` (skipped when done already or when the

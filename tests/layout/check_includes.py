@@ -150,8 +150,9 @@ def main(argv):
     for line in found:
         print(line)
     if found:
-        print(f"{len(found)} include(s) against the layering; "
-              "tools/relayout.sh moves files to their layer", file=sys.stderr)
+        print(f"{len(found)} include(s) against the layering: move what two "
+              "folders share down to a layer both may include "
+              "(docs/development.md)", file=sys.stderr)
     return 1 if found else 0
 
 
