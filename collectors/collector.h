@@ -8,8 +8,8 @@
 #include <chrono>
 #include <string_view>
 
-#include "collectors/common/metric_set.h"
 #include "collectors/common/result.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectors/common/compiled_regex.h"
+#include "collectors/common/duration.h"
 #include "collectors/common/result.h"
 
 namespace rnic {
@@ -50,12 +51,6 @@ struct OptionSpec {
 // The type with its range, for --help and the docs: "bool", "int >= 0",
 // "int 1..64", "duration", "regex", "string".
 [[nodiscard]] std::string TypeText(const OptionSpec& spec);
-
-// Prometheus duration syntax: one or more <integer><unit>, units from
-// largest to smallest and each at most once (y w d h m s ms, a year being
-// 365 days), e.g. "30s", "5m", "1h30m"; "0" alone is zero.
-[[nodiscard]] Result<std::chrono::milliseconds> ParseDuration(
-    std::string_view text);
 
 using OptionValue = std::variant<bool, std::int64_t, std::chrono::milliseconds,
                                  CompiledRegex, std::string>;

@@ -16,10 +16,10 @@
 #include "collectors/collector.h"
 #include "collectors/collector_options.h"
 #include "collectors/common/config_schema.h"
-#include "collectors/common/http_endpoints.h"
 #include "collectors/common/result.h"
-#include "collectors/model/family.h"
-#include "collectors/model/host_model.h"
+#include "collectors/host/host_model.h"
+#include "collectors/http_endpoints.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic {
 
@@ -91,7 +91,7 @@ struct CollectorSpec {
   bool default_enabled = true;
   std::vector<OptionSpec> options;
   // Every family the collector may emit, declared once (see
-  // collectors/model/family.h): the docs binary, the README table, the
+  // collectors/metrics/family.h): the docs binary, the README table, the
   // output checks and the dashboard lint read this list.
   std::vector<const FamilyDesc*> families;
   CollectorFactory factory;

@@ -1,9 +1,9 @@
-// The exporter's own families, declared once (collectors/model/family.h).
+// The exporter's own families, declared once (collectors/metrics/family.h).
 #pragma once
 
 #include <vector>
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::exporter_families {
 

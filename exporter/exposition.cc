@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <limits>
 
-#include "collectors/model/family.h"
-#include "collectors/model/label_set.h"
+#include "collectors/metrics/family.h"
+#include "collectors/metrics/label_set.h"
 #include "exporter/http_header.h"
 
 namespace rnic {

@@ -1,5 +1,5 @@
 // rnic_metric_docs: prints documentation generated from the family
-// declarations (collectors/model/family.h) of the exporter and every
+// declarations (collectors/metrics/family.h) of the exporter and every
 // collector, so no text about a metric is kept by hand:
 //   (no argument)  the metrics table (golden tests match names against it)
 //   --page         docs/metrics.md, whole (test docs_metrics keeps it equal)

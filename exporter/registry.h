@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "collectors/collector.h"
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic {
 

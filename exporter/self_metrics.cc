@@ -1,10 +1,8 @@
 #include "exporter/self_metrics.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +10,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "collectors/common/dir_fd.h"
+#include "collectors/common/small_file.h"
 #include "exporter/exporter_families.h"
 #include "exporter/version.h"
 
@@ -20,12 +20,9 @@ namespace {
 
 namespace fam = exporter_families;
 
-// Reads a small /proc file into buf; returns bytes read or -1.
-ssize_t ReadSmall(const char* path, char* buf, size_t size) {
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = ::read(fd, buf, size - 1);
-  ::close(fd);
+// Reads a small /proc file into buf, NUL-terminated: bytes read or -errno.
+long ReadSmall(const char* path, char* buf, size_t size) {
+  const long n = ReadSmallFile(AT_FDCWD, path, buf, size - 1);
   if (n >= 0) buf[n] = 0;
   return n;
 }
@@ -43,8 +40,8 @@ double BootTimeSeconds() {
 // Open descriptors. Linux >= 6.2 reports their number as the size of
 // /proc/self/fd: one fstat instead of listing the directory, which with the
 // sysfs collector's ~900 kept-open counter files was ~15 % of a scrape.
-// Older kernels report 0 there; then the entries are counted with getdents64
-// into a stack buffer. The held descriptor is open and counted.
+// Older kernels report 0 there; then the entries are counted (ListDir: no
+// allocation per entry). The held descriptor is open and counted.
 long OpenFds() {
   static const int dir =
       ::open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -58,21 +55,12 @@ long OpenFds() {
   }
   if (::lseek(dir, 0, SEEK_SET) != 0) return -1;
   long n = 0;
-  alignas(8) char buf[16384];
-  for (;;) {
-    const long got = ::syscall(SYS_getdents64, dir, buf, sizeof(buf));
-    if (got <= 0) break;
-    for (long off = 0; off < got;) {
-      const auto* d = reinterpret_cast<const struct dirent64*>(buf + off);
-      off += d->d_reclen;
-      if (d->d_name[0] != '.') ++n;
-    }
-  }
+  (void)ListDir(dir, [&](std::string_view, unsigned char) { ++n; });
   return n;
 }
 
-// /proc/self/stat into buf (NUL-terminated): bytes read, or -1.
-ssize_t ReadSelfStat(char* buf, size_t size) {
+// /proc/self/stat into buf (NUL-terminated): bytes read, or < 0.
+long ReadSelfStat(char* buf, size_t size) {
   static const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return ReadSmall("/proc/self/stat", buf, size);
   const ssize_t n = ::pread(fd, buf, size - 1, 0);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "collectors/collector_spec.h"
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic {
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/common/http_endpoints.h"
+#include "collectors/http_endpoints.h"
 #include "exporter/basic_auth.h"
 #include "exporter/flags.h"
 #include "exporter/registry.h"

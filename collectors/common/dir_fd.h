@@ -1,14 +1,19 @@
-// File descriptors and directory listings for the sysfs readers (the host
-// model and the sysfs source): an owning fd, and getdents64 into a stack
-// buffer, which allocates nothing per entry (no DIR*, no std::string).
+// The one directory lister, and an owning fd: getdents64 into a stack
+// buffer, which allocates nothing per entry (no DIR*, no std::string), for
+// the sysfs readers that list at every check (the host model, the sysfs
+// source); ListDirectory on top of it for the rest.
 #pragma once
 
 #include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
+
+#include "collectors/common/result.h"
 
 namespace rnic {
 
@@ -51,5 +56,12 @@ bool ListDir(int dirfd, F&& fn) {
     }
   }
 }
+
+// Names in directory `name` of `dirfd` (AT_FDCWD: a path) but "." and "..",
+// sorted. Errors carry errno: "opendir <name>".
+[[nodiscard]] Result<std::vector<std::string>> ListDirectory(
+    int dirfd, const std::string& name);
+[[nodiscard]] Result<std::vector<std::string>> ListDirectory(
+    const std::string& path);
 
 }  // namespace rnic

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "collectors/collector_options.h"
+#include "collectors/common/duration.h"
 
 namespace rnic::yaml {
 namespace {

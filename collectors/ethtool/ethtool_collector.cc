@@ -13,7 +13,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/ethtool/ethtool_families.h"
-#include "collectors/netlink/kernel_transport.h"
+#include "collectors/nl/kernel_transport.h"
 
 namespace rnic::ethtool {
 namespace {

@@ -26,9 +26,9 @@
 #include "collectors/common/log_once.h"
 #include "collectors/ethtool/ethtool_nl.h"
 #include "collectors/ethtool/optics_poller.h"
-#include "collectors/model/label_cache.h"
-#include "collectors/model/model_view.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/host/model_view.h"
+#include "collectors/metrics/label_cache.h"
+#include "collectors/nl/transport.h"
 
 namespace rnic::ethtool {
 

@@ -1,7 +1,8 @@
-// Families of the ethtool collector, declared once (collectors/model/family.h).
+// Families of the ethtool collector, declared once
+// (collectors/metrics/family.h).
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::ethtool::families {
 

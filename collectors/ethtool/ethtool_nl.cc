@@ -8,8 +8,8 @@
 #include <cstring>
 #include <utility>
 
-#include "collectors/netlink/attr_parser.h"
-#include "collectors/netlink/attr_writer.h"
+#include "collectors/nl/attr_parser.h"
+#include "collectors/nl/attr_writer.h"
 
 namespace rnic::ethtool {
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "collectors/common/result.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/transport.h"
 
 namespace rnic::ethtool {
 

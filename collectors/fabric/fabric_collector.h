@@ -9,9 +9,9 @@
 
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
-#include "collectors/common/http_endpoints.h"
 #include "collectors/fabric/fabric_engine.h"
 #include "collectors/fabric/fabric_stats.h"
+#include "collectors/http_endpoints.h"
 
 namespace rnic {
 

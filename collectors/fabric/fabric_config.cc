@@ -5,7 +5,7 @@
 
 #include "collectors/common/config_schema.h"
 #include "collectors/common/host_port.h"
-#include "collectors/probe/probe_knobs.h"
+#include "collectors/probing/probe_knobs.h"
 
 namespace rnic::fabric {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "collectors/common/config_schema.h"
 #include "collectors/common/result.h"
-#include "collectors/probe/probe_config.h"
+#include "collectors/probing/operation.h"
 
 namespace rnic::fabric {
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "collectors/fabric/fabric_families.h"
-#include "collectors/probe/cpu_pacer.h"
+#include "collectors/probing/cpu_pacer.h"
 
 namespace rnic::fabric {
 namespace {

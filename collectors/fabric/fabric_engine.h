@@ -17,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "collectors/common/http_endpoints.h"
 #include "collectors/common/log_once.h"
 #include "collectors/fabric/addresses.h"
 #include "collectors/fabric/exchange_client.h"
@@ -27,6 +26,7 @@
 #include "collectors/fabric/probe_target.h"
 #include "collectors/fabric/rc_link.h"
 #include "collectors/fabric/responder.h"
+#include "collectors/http_endpoints.h"
 
 namespace rnic::fabric {
 

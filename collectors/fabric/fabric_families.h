@@ -1,10 +1,10 @@
-// Families of the fabric collector, declared once (collectors/model/family.h).
-// `peer` is the peer host as the peer set names it (its management address;
-// "self" for probes between this host's own devices), `device` the local RDMA
-// device, `remote_device` the peer's.
+// Families of the fabric collector, declared once
+// (collectors/metrics/family.h). `peer` is the peer host as the peer set names
+// it (its management address; "self" for probes between this host's own
+// devices), `device` the local RDMA device, `remote_device` the peer's.
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::fabric::families {
 

@@ -1,8 +1,8 @@
 #include "collectors/fabric/fabric_stats.h"
 
 #include "collectors/fabric/fabric_families.h"
-#include "collectors/probe/probe_stats.h"
-#include "collectors/probe/registry_snapshot.h"
+#include "collectors/metrics/registry_snapshot.h"
+#include "collectors/probing/latency_buckets.h"
 
 namespace rnic::fabric {
 namespace {
@@ -221,7 +221,7 @@ double FabricStats::CpuSeconds() const { return cpu_seconds_.Value(); }
 void FabricStats::AddBudgetDelay(double s) { budget_delay_.Increment(s); }
 
 void FabricStats::AppendTo(MetricSet& out) const {
-  probe::AppendCollected(registry_->Collect(), out, families::kAll);
+  AppendCollected(registry_->Collect(), out, families::kAll);
 }
 
 std::optional<prometheus::ClientMetric::Histogram> FabricStats::Rtt(

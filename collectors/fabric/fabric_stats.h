@@ -20,8 +20,8 @@
 #include <string>
 #include <tuple>
 
-#include "collectors/common/metric_set.h"
-#include "collectors/probe/probe_config.h"
+#include "collectors/metrics/metric_set.h"
+#include "collectors/probing/operation.h"
 
 namespace rnic::fabric {
 

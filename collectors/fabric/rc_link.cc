@@ -4,7 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 
-#include "collectors/probe/probe_stats.h"
+#include "collectors/probing/verbs_names.h"
 
 namespace rnic::fabric {
 namespace {

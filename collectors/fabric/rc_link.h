@@ -16,7 +16,7 @@
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/private_data.h"
 #include "collectors/fabric/rc_resources.h"
-#include "collectors/probe/probe_config.h"
+#include "collectors/probing/operation.h"
 
 namespace rnic::fabric {
 

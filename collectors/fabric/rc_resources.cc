@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "collectors/probe/probe_stats.h"
+#include "collectors/probing/verbs_names.h"
 
 namespace rnic::fabric {
 

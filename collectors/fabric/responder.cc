@@ -13,7 +13,7 @@
 #include "collectors/fabric/private_data.h"
 #include "collectors/fabric/rc_link.h"
 #include "collectors/fabric/rc_resources.h"
-#include "collectors/probe/cpu_pacer.h"
+#include "collectors/probing/cpu_pacer.h"
 
 namespace rnic::fabric {
 

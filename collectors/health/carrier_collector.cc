@@ -9,9 +9,8 @@
 #include "collectors/common/cached_fd.h"
 #include "collectors/common/log_once.h"
 #include "collectors/health/health_families.h"
-#include "collectors/model/model_view.h"
-#include "collectors/model/sysfs_parse.h"
-#include "collectors/roce/host_facts.h"
+#include "collectors/host/model_view.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic {
 namespace {

@@ -8,10 +8,11 @@
 #include <utility>
 
 #include "collectors/common/log_once.h"
+#include "collectors/common/small_file.h"
 #include "collectors/health/health_families.h"
-#include "collectors/model/model_view.h"
-#include "collectors/model/sysfs_parse.h"
-#include "collectors/roce/host_facts.h"
+#include "collectors/host/host_facts.h"
+#include "collectors/host/model_view.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic {
 namespace {
@@ -101,7 +102,7 @@ class ExpectCollector final : public Collector {
       case CheckKind::kActivePorts: {
         int active = 0;
         for (const host::Port& p : dev.ports) {
-          auto t = ReadTrimmed(PortFile(dev, p, "state"));
+          auto t = ReadSmallFile(PortFile(dev, p, "state"));
           if (!t.ok()) {
             Unknown("state/" + dev.name + "/" + p.label, t.error());
             continue;
@@ -150,7 +151,7 @@ class ExpectCollector final : public Collector {
       case CheckKind::kLinkLayer:
         return p.link_layer == c.text;
       case CheckKind::kRateGbps: {
-        auto t = ReadTrimmed(PortFile(dev, p, "rate"));
+        auto t = ReadSmallFile(PortFile(dev, p, "rate"));
         if (!t.ok()) {
           Unknown("rate/" + key, t.error());
           return false;

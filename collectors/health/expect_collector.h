@@ -12,7 +12,7 @@
 
 #include "collectors/collector_spec.h"
 #include "collectors/health/expect_config.h"
-#include "collectors/roce/dcb_source.h"
+#include "collectors/nl/dcb_source.h"
 
 namespace rnic {
 

@@ -1,7 +1,7 @@
 // Families of the health collectors (pcie, carrier, expect), declared once.
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::families {
 

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "collectors/common/log_once.h"
+#include "collectors/common/small_file.h"
 #include "collectors/health/health_families.h"
 #include "collectors/health/pcie_parse.h"
-#include "collectors/model/model_view.h"
-#include "collectors/roce/host_facts.h"
+#include "collectors/host/model_view.h"
 
 namespace rnic {
 namespace {
@@ -114,7 +114,7 @@ class PcieCollector final : public Collector {
     if (it == fn.files.end()) it = fn.files.try_emplace(file).first;
     Function::File& f = it->second;
     if (f.absent) return std::nullopt;
-    auto text = ReadTrimmed(f.fd, fn.dir + file);
+    auto text = ReadSmallFile(f.fd, fn.dir + file);
     if (!text.ok()) {
       if (text.error().errno_value == ENOENT) {
         f.absent = true;

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::pcie {
 namespace {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::kmsg {
 namespace {

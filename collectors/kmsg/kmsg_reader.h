@@ -17,9 +17,9 @@
 #include <tuple>
 
 #include "collectors/common/log_once.h"
-#include "collectors/common/metric_set.h"
 #include "collectors/common/result.h"
-#include "collectors/model/host_model.h"
+#include "collectors/host/host_model.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic::kmsg {
 

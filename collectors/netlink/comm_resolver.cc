@@ -1,25 +1,36 @@
 #include "collectors/netlink/comm_resolver.h"
 
+#include <fcntl.h>
+
 #include <charconv>
-#include <fstream>
 #include <sstream>
+#include <string_view>
+
+#include "collectors/common/small_file.h"
 
 namespace rnic::nl {
 
 namespace {
 
+// The first line of <procfs>/<pid>/comm (the command name, spaces kept).
 std::optional<std::string> ReadComm(const std::string& procfs,
                                     std::uint32_t pid) {
-  std::ifstream in(procfs + "/" + std::to_string(pid) + "/comm");
-  std::string comm;
-  if (in && std::getline(in, comm) && !comm.empty()) return comm;
-  return std::nullopt;
+  const std::string path = procfs + "/" + std::to_string(pid) + "/comm";
+  char buf[256];
+  const long n = ReadSmallFile(AT_FDCWD, path.c_str(), buf, sizeof(buf));
+  if (n <= 0) return std::nullopt;
+  std::string_view comm(buf, static_cast<std::size_t>(n));
+  comm = comm.substr(0, comm.find('\n'));
+  if (comm.empty()) return std::nullopt;
+  return std::string(comm);
 }
 
 }  // namespace
 
 std::optional<std::uint32_t> CommResolver::TgidOf(std::uint32_t pid) const {
-  std::ifstream in(procfs_ + "/" + std::to_string(pid) + "/status");
+  auto text = ReadSmallFile(procfs_ + "/" + std::to_string(pid) + "/status");
+  if (!text.ok()) return std::nullopt;
+  std::istringstream in(*text);
   std::string line;
   // Tgid is the fourth line; stop well before the long tail of the file.
   for (int i = 0; i < 16 && std::getline(in, line); ++i) {
@@ -55,11 +66,9 @@ const std::string& CommResolver::CommOfPid(std::uint32_t pid) {
 const ContainerRef& CommResolver::ContainerOfPid(std::uint32_t pid) {
   auto [it, inserted] = containers_by_pid_.try_emplace(pid);
   if (inserted) {
-    std::ifstream in(procfs_ + "/" + std::to_string(ProcessOf(pid)) +
-                     "/cgroup");
-    std::ostringstream text;
-    text << in.rdbuf();
-    it->second = ParseCgroupFile(text.str());
+    auto text = ReadSmallFile(procfs_ + "/" + std::to_string(ProcessOf(pid)) +
+                              "/cgroup");
+    it->second = ParseCgroupFile(text.ok() ? *text : std::string());
   }
   return it->second;
 }

@@ -17,7 +17,7 @@
 #include <unordered_map>
 
 #include "collectors/netlink/cgroup_parse.h"
-#include "collectors/netlink/rdma_source.h"
+#include "collectors/nl/rdma_source.h"
 
 namespace rnic::nl {
 

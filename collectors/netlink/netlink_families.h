@@ -1,9 +1,9 @@
 // Families of the netlink_stat and netlink_resource collectors, declared once
-// (collectors/model/family.h). Port state and the driver hw counters are
-// shared with sysfs: collectors/model/port_families.h.
+// (collectors/metrics/family.h). Port state and the driver hw counters are
+// shared with sysfs: collectors/metrics/port_families.h.
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::nl::families {
 

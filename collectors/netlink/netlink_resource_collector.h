@@ -8,7 +8,7 @@
 
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
-#include "collectors/model/label_cache.h"
+#include "collectors/metrics/label_cache.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/netlink_stat_collector.h"
 #include "collectors/netlink/part_switch.h"

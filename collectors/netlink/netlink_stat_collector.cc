@@ -5,12 +5,12 @@
 #include <map>
 #include <utility>
 
-#include "collectors/common/hw_counters.h"
-#include "collectors/model/port_families.h"
-#include "collectors/netlink/device_lister.h"
-#include "collectors/netlink/kernel_transport.h"
+#include "collectors/metrics/hw_counters.h"
+#include "collectors/metrics/port_families.h"
 #include "collectors/netlink/netlink_families.h"
-#include "collectors/netlink/rdma_nl_uapi.h"
+#include "collectors/nl/device_lister.h"
+#include "collectors/nl/kernel_transport.h"
+#include "collectors/nl/rdma_nl_uapi.h"
 
 namespace rnic {
 namespace nl {

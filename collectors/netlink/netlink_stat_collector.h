@@ -14,13 +14,13 @@
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
 #include "collectors/common/counter_tracker.h"
-#include "collectors/common/hw_counters.h"
-#include "collectors/model/host_model.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/host_model.h"
+#include "collectors/host/model_view.h"
+#include "collectors/metrics/hw_counters.h"
 #include "collectors/netlink/comm_resolver.h"
 #include "collectors/netlink/part_switch.h"
-#include "collectors/netlink/rdma_source.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/rdma_source.h"
+#include "collectors/nl/transport.h"
 
 namespace rnic {
 

@@ -2,7 +2,7 @@
 
 #include <spdlog/common.h>
 
-#include "collectors/netlink/rdma_nl_uapi.h"
+#include "collectors/nl/rdma_nl_uapi.h"
 
 namespace rnic::nl {
 

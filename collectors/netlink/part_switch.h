@@ -11,7 +11,7 @@
 
 #include "collectors/common/log_once.h"
 #include "collectors/common/result.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/transport.h"
 
 namespace rnic::nl {
 

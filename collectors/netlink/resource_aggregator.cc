@@ -4,7 +4,7 @@
 #include <set>
 
 #include "collectors/netlink/netlink_families.h"
-#include "collectors/netlink/rdma_nl_uapi.h"
+#include "collectors/nl/rdma_nl_uapi.h"
 
 namespace rnic::nl {
 

@@ -11,10 +11,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collectors/common/metric_set.h"
-#include "collectors/model/label_cache.h"
+#include "collectors/metrics/label_cache.h"
+#include "collectors/metrics/metric_set.h"
 #include "collectors/netlink/comm_resolver.h"
-#include "collectors/netlink/rdma_source.h"
+#include "collectors/nl/rdma_source.h"
 
 namespace rnic::nl {
 

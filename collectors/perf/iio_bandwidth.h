@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "collectors/common/log_once.h"
-#include "collectors/common/metric_set.h"
-#include "collectors/model/host_model.h"
-#include "collectors/model/label_set.h"
+#include "collectors/host/host_model.h"
+#include "collectors/metrics/label_set.h"
+#include "collectors/metrics/metric_set.h"
 #include "collectors/perf/iio_mapping.h"
 #include "collectors/perf/perf_counter.h"
 

@@ -1,8 +1,8 @@
 // Families of the perf collector's PCIe bandwidth per RNIC (uncore IIO),
-// declared once (collectors/model/family.h).
+// declared once (collectors/metrics/family.h).
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::perf::families {
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <string_view>
 
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/common/dir_fd.h"
+#include "collectors/common/small_file.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::perf {
 namespace {
@@ -26,24 +26,22 @@ int Suffix(std::string_view name, std::string_view prefix) {
 }  // namespace
 
 std::vector<IioStack> ListIioStacks(const std::string& sysfs) {
-  namespace fs = std::filesystem;
   std::vector<IioStack> out;
-  std::error_code ec;
-  const fs::path devices = fs::path(sysfs) / "bus/event_source/devices";
-  for (fs::directory_iterator it(devices, ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
+  const std::string devices = sysfs + "/bus/event_source/devices";
+  auto pmus = ListDirectory(devices);
+  if (!pmus.ok()) return out;
+  for (const std::string& name : *pmus) {
     const int n = Suffix(name, "uncore_iio_");
     if (n < 0) continue;
-    std::error_code ec2;
-    for (fs::directory_iterator d(it->path(), ec2), dend; !ec2 && d != dend;
-         d.increment(ec2)) {
-      const int die = Suffix(d->path().filename().string(), "die");
+    const std::string dir = devices + "/" + name;
+    auto files = ListDirectory(dir);
+    if (!files.ok()) continue;
+    for (const std::string& file : *files) {
+      const int die = Suffix(file, "die");
       if (die < 0) continue;
-      std::ifstream in(d->path());
-      std::string text((std::istreambuf_iterator<char>(in)),
-                       std::istreambuf_iterator<char>());
-      const std::string bus(sysfs::TrimValue(text));
+      auto text = ReadSmallFile(dir + "/" + file);
+      if (!text.ok()) continue;
+      const std::string bus(sysfs::TrimValue(*text));
       // "0000:80"; the kernel writes "" for a stack without a root bus.
       if (bus.size() != 7 || bus[4] != ':') continue;
       out.push_back(IioStack{n, die, bus});

@@ -8,7 +8,7 @@
 #include "collectors/common/config_schema.h"
 #include "collectors/common/log_once.h"
 #include "collectors/common/range_list.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/model_view.h"
 #include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/iio_families.h"
 #include "collectors/perf/perf_counter.h"
@@ -19,7 +19,7 @@ namespace {
 
 using prometheus::MetricType;
 
-// Families, declared once (collectors/model/family.h).
+// Families, declared once (collectors/metrics/family.h).
 constexpr FamilyDesc kEvents{
     "rnic_perf_events_total", MetricType::Counter, "pmu,event,cpu",
     "Count of a hardware PMU event since the exporter opened it, multiplied "

@@ -1,40 +1,19 @@
 #include "collectors/perf/pmu_catalog.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 
+#include "collectors/common/dir_fd.h"
 #include "collectors/common/range_list.h"
+#include "collectors/common/small_file.h"
 
 namespace rnic {
 namespace {
 
-Result<std::string> ReadText(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Error::FromErrno(path, errno);
-  char buf[4096];
-  ssize_t n = ::read(fd, buf, sizeof buf);
-  int err = errno;
-  ::close(fd);
-  if (n < 0) return Error::FromErrno(path, err);
-  std::string s(buf, static_cast<std::size_t>(n));
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
-}
-
-std::vector<std::string> ListDir(const std::string& path) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir(path.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      if (e->d_name[0] != '.') out.emplace_back(e->d_name);
-    }
-    ::closedir(d);
-  }
-  return out;
+// Names in `dir`; none when it cannot be listed (a PMU without events).
+std::vector<std::string> NamesIn(const std::string& dir) {
+  auto names = ListDirectory(dir);
+  return names.ok() ? std::move(names).value() : std::vector<std::string>();
 }
 
 bool ParseU64(std::string_view s, std::uint64_t& v) {
@@ -101,16 +80,14 @@ Result<PmuFormat> ParsePmuFormat(std::string_view text) {
 }
 
 Result<std::vector<std::string>> ListPmus(const std::string& sysfs) {
-  std::string dir = sysfs + "/bus/event_source/devices";
-  if (::access(dir.c_str(), R_OK) != 0) return Error::FromErrno(dir, errno);
-  return ListDir(dir);
+  return ListDirectory(sysfs + "/bus/event_source/devices");
 }
 
 Result<Pmu> LoadPmu(const std::string& sysfs, const std::string& name) {
   const std::string dir = sysfs + "/bus/event_source/devices/" + name;
   Pmu pmu;
   pmu.name = name;
-  auto type = ReadText(dir + "/type");
+  auto type = ReadSmallFile(dir + "/type");
   if (!type.ok())
     return Error{"PMU " + name + " not found (" + type.error().ToString() +
                  ")"};
@@ -118,30 +95,31 @@ Result<Pmu> LoadPmu(const std::string& sysfs, const std::string& name) {
   if (!ParseU64(*type, t))
     return Error{"PMU " + name + ": bad type '" + *type + "'"};
   pmu.type = static_cast<std::uint32_t>(t);
-  if (auto mask = ReadText(dir + "/cpumask"); mask.ok()) {
+  if (auto mask = ReadSmallFile(dir + "/cpumask"); mask.ok()) {
     auto cpus = ParseCpuList(*mask);
     if (cpus.ok()) pmu.cpus = std::move(cpus).value();
   }
-  for (const auto& f : ListDir(dir + "/format")) {
-    auto text = ReadText(dir + "/format/" + f);
+  for (const auto& f : NamesIn(dir + "/format")) {
+    auto text = ReadSmallFile(dir + "/format/" + f);
     if (!text.ok()) continue;
     auto fmt = ParsePmuFormat(*text);
     if (fmt.ok()) pmu.formats[f] = std::move(fmt).value();
   }
-  for (const auto& e : ListDir(dir + "/events")) {
+  for (const auto& e : NamesIn(dir + "/events")) {
     auto dot = e.rfind('.');
     if (dot != std::string::npos)
       continue;  // .scale / .unit / .snapshot / .per-pkg
-    auto text = ReadText(dir + "/events/" + e);
+    auto text = ReadSmallFile(dir + "/events/" + e);
     if (!text.ok()) continue;
     PmuEvent ev;
     ev.terms = *text;
-    if (auto s = ReadText(dir + "/events/" + e + ".scale"); s.ok()) {
+    if (auto s = ReadSmallFile(dir + "/events/" + e + ".scale"); s.ok()) {
       char* end = nullptr;
       double v = std::strtod(s->c_str(), &end);
       if (end != s->c_str()) ev.scale = v;
     }
-    if (auto u = ReadText(dir + "/events/" + e + ".unit"); u.ok()) ev.unit = *u;
+    if (auto u = ReadSmallFile(dir + "/events/" + e + ".unit"); u.ok())
+      ev.unit = *u;
     pmu.events[e] = std::move(ev);
   }
   return pmu;

@@ -9,9 +9,9 @@
 
 #include <cerrno>
 
-#include "collectors/netlink/kernel_transport.h"
-#include "collectors/probe/cpu_pacer.h"
+#include "collectors/nl/kernel_transport.h"
 #include "collectors/probe/probe_engine.h"
+#include "collectors/probing/cpu_pacer.h"
 
 namespace rnic::probe {
 namespace {

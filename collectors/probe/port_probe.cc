@@ -12,7 +12,7 @@
 #include <system_error>
 #include <thread>
 
-#include "collectors/probe/cpu_pacer.h"
+#include "collectors/probing/cpu_pacer.h"
 
 namespace rnic::probe {
 namespace {

@@ -5,8 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <time.h>
 
-#include "collectors/probe/cpu_pacer.h"
 #include "collectors/probe/device_session.h"
+#include "collectors/probing/cpu_pacer.h"
 
 namespace rnic::probe {
 namespace {}  // namespace

@@ -16,8 +16,8 @@
 #include <thread>
 
 #include "collectors/common/log_once.h"
-#include "collectors/netlink/rdma_source.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/rdma_source.h"
+#include "collectors/nl/transport.h"
 #include "collectors/probe/port_probe.h"
 #include "collectors/probe/probe_config.h"
 #include "collectors/probe/probe_stats.h"

@@ -1,7 +1,7 @@
-// Families of the probe collector, declared once (collectors/model/family.h).
+// Families of the probe collector, declared once (collectors/metrics/family.h).
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::probe::families {
 

@@ -2,10 +2,10 @@
 
 #include <infiniband/verbs.h>
 
-#include <cctype>
+#include <iterator>
 
+#include "collectors/metrics/registry_snapshot.h"
 #include "collectors/probe/probe_families.h"
-#include "collectors/probe/registry_snapshot.h"
 
 namespace rnic::probe {
 namespace {
@@ -23,97 +23,6 @@ std::uint64_t Whole(const prometheus::Counter* c) {
 }
 
 }  // namespace
-
-std::string SnakeCase(std::string_view text) {
-  std::string out;
-  bool pending_sep = false;
-  for (char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c)) {
-      if (pending_sep && !out.empty()) out.push_back('_');
-      pending_sep = false;
-      out.push_back(static_cast<char>(std::tolower(c)));
-    } else {
-      pending_sep = true;
-    }
-  }
-  return out.empty() ? "unknown" : out;
-}
-
-std::string WcStatusName(int status) {
-  return SnakeCase(ibv_wc_status_str(static_cast<ibv_wc_status>(status)));
-}
-
-std::string AsyncEventName(int event_type) {
-  switch (static_cast<ibv_event_type>(event_type)) {
-    case IBV_EVENT_CQ_ERR:
-      return "cq_err";
-    case IBV_EVENT_QP_FATAL:
-      return "qp_fatal";
-    case IBV_EVENT_QP_REQ_ERR:
-      return "qp_req_err";
-    case IBV_EVENT_QP_ACCESS_ERR:
-      return "qp_access_err";
-    case IBV_EVENT_COMM_EST:
-      return "comm_est";
-    case IBV_EVENT_SQ_DRAINED:
-      return "sq_drained";
-    case IBV_EVENT_PATH_MIG:
-      return "path_mig";
-    case IBV_EVENT_PATH_MIG_ERR:
-      return "path_mig_err";
-    case IBV_EVENT_DEVICE_FATAL:
-      return "device_fatal";
-    case IBV_EVENT_PORT_ACTIVE:
-      return "port_active";
-    case IBV_EVENT_PORT_ERR:
-      return "port_err";
-    case IBV_EVENT_LID_CHANGE:
-      return "lid_change";
-    case IBV_EVENT_PKEY_CHANGE:
-      return "pkey_change";
-    case IBV_EVENT_SM_CHANGE:
-      return "sm_change";
-    case IBV_EVENT_SRQ_ERR:
-      return "srq_err";
-    case IBV_EVENT_SRQ_LIMIT_REACHED:
-      return "srq_limit_reached";
-    case IBV_EVENT_QP_LAST_WQE_REACHED:
-      return "qp_last_wqe_reached";
-    case IBV_EVENT_CLIENT_REREGISTER:
-      return "client_reregister";
-    case IBV_EVENT_GID_CHANGE:
-      return "gid_change";
-    case IBV_EVENT_WQ_FATAL:
-      return "wq_fatal";
-  }
-  return "unknown_" + std::to_string(event_type);
-}
-
-bool IsPortEvent(int event_type) {
-  switch (static_cast<ibv_event_type>(event_type)) {
-    case IBV_EVENT_PORT_ACTIVE:
-    case IBV_EVENT_PORT_ERR:
-    case IBV_EVENT_LID_CHANGE:
-    case IBV_EVENT_PKEY_CHANGE:
-    case IBV_EVENT_SM_CHANGE:
-    case IBV_EVENT_CLIENT_REREGISTER:
-    case IBV_EVENT_GID_CHANGE:
-      return true;
-    default:
-      return false;
-  }
-}
-
-const std::vector<double>& LatencyBuckets() {
-  // Literals, so the exposition prints "3e-06" and not a rounding artefact.
-  static const std::vector<double> kBuckets = {
-      0.5e-6, 0.7e-6, 1e-6,  1.5e-6, 2e-6,  3e-6,   5e-6,   7e-6,   10e-6,
-      15e-6,  20e-6,  30e-6, 50e-6,  70e-6, 100e-6, 150e-6, 200e-6, 300e-6,
-      500e-6, 700e-6, 1e-3,  1.5e-3, 2e-3,  3e-3,   5e-3,   7e-3,   10e-3,
-      15e-3,  20e-3,  30e-3, 50e-3,  70e-3, 100e-3};
-  return kBuckets;
-}
 
 const std::vector<double>& MrBuckets() {
   static const std::vector<double> kBuckets = {
@@ -414,7 +323,21 @@ void ProbeStats::SetQpCounterValues(
 }
 
 void ProbeStats::AppendTo(MetricSet& out) const {
-  AppendCollected(registry_->Collect(), out);
+  auto collected = registry_->Collect();
+  // The driver counters of the probe's own RDMA counter are named at run
+  // time: declared here, from their template.
+  std::vector<const FamilyDesc*> declared(std::begin(families::kAll),
+                                          std::end(families::kAll));
+  for (const auto& f : collected) {
+    bool known = false;
+    for (const FamilyDesc* d : families::kAll)
+      known = known || d->name == f.name;
+    if (!known) {
+      declared.push_back(
+          &InternFamily(f.name, f.type, families::kQpCounter.labels, f.help));
+    }
+  }
+  AppendCollected(std::move(collected), out, declared);
 }
 
 std::optional<prometheus::ClientMetric::Histogram> ProbeStats::LatencyHistogram(

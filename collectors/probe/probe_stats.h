@@ -22,25 +22,13 @@
 #include <tuple>
 #include <vector>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 #include "collectors/probe/probe_config.h"
+#include "collectors/probing/latency_buckets.h"
+#include "collectors/probing/verbs_names.h"
 
 namespace rnic::probe {
 
-// "transport retry counter exceeded" -> "transport_retry_counter_exceeded".
-[[nodiscard]] std::string SnakeCase(std::string_view text);
-// Label value for an ibv_wc_status, derived from ibv_wc_status_str().
-[[nodiscard]] std::string WcStatusName(int status);
-// Label value for an ibv_event_type ("cq_err", "port_active", ...).
-[[nodiscard]] std::string AsyncEventName(int event_type);
-// True for the ibv_event_types that carry a port number.
-[[nodiscard]] bool IsPortEvent(int event_type);
-
-// 0.5 us .. 100 ms in a 1-1.5-2-3-5-7 pattern (33 buckets): no bucket wider
-// than 1.7x, so histogram_quantile() reads a median within about a quarter of
-// the samples' (a 1-2-3-5 pattern put a 12 ms median at 15 ms); dense where
-// RDMA latencies live (1-100 us), still covering a stalled or emulated path.
-[[nodiscard]] const std::vector<double>& LatencyBuckets();
 // 1 us .. 10 s in a 1-2-5 pattern, for memory registration of up to GiBs.
 [[nodiscard]] const std::vector<double>& MrBuckets();
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "collectors/common/result.h"
-#include "collectors/netlink/rdma_source.h"
+#include "collectors/nl/rdma_source.h"
 
 namespace rnic::probe {
 

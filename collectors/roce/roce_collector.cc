@@ -12,14 +12,14 @@
 #include "collectors/collector.h"
 #include "collectors/common/config_schema.h"
 #include "collectors/common/log_once.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/host_facts.h"
+#include "collectors/host/model_view.h"
 #include "collectors/roce/ethtool_names.h"
-#include "collectors/roce/host_facts.h"
 
 namespace rnic {
 namespace {
 
-// Families, declared once (collectors/model/family.h): output, docs and
+// Families, declared once (collectors/metrics/family.h): output, docs and
 // the output checks read this table.
 using Family = FamilyDesc;
 using prometheus::MetricType;

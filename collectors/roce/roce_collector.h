@@ -10,7 +10,7 @@
 #include <string>
 
 #include "collectors/collector_spec.h"
-#include "collectors/roce/dcb_source.h"
+#include "collectors/nl/dcb_source.h"
 #include "collectors/roce/ethtool_stats.h"
 
 namespace rnic {

@@ -1,6 +1,6 @@
 #include "collectors/sysfs/pma_counters.h"
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 #include <array>
 

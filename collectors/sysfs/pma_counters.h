@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::sysfs {
 

@@ -7,9 +7,9 @@
 #include <unordered_set>
 #include <utility>
 
-#include "collectors/common/hw_counters.h"
 #include "collectors/common/log_once.h"
-#include "collectors/model/port_families.h"
+#include "collectors/metrics/hw_counters.h"
+#include "collectors/metrics/port_families.h"
 #include "collectors/sysfs/pma_counters.h"
 #include "collectors/sysfs/sysfs_families.h"
 

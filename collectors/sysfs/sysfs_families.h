@@ -1,10 +1,10 @@
-// Families of the sysfs collector, declared once (see collectors/model/
-// family.h). Port state and the driver hw counters are shared with
-// netlink_stat (collectors/model/port_families.h); the PMA port counters are
-// declared in the PMA table (pma_counters.h).
+// Families of the sysfs collector, declared once (see
+// collectors/metrics/family.h). Port state and the driver hw counters are
+// shared with netlink_stat (collectors/metrics/port_families.h); the PMA port
+// counters are declared in the PMA table (pma_counters.h).
 #pragma once
 
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::sysfs::families {
 

@@ -17,7 +17,8 @@
 #include <cstring>
 
 #include "collectors/common/dir_fd.h"
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/common/small_file.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::sysfs {
 namespace {
@@ -98,15 +99,7 @@ enum AttrBit : std::uint8_t {
 
 long ReadFileAt(int dirfd, std::string_view /*dir*/, const char* name,
                 char* buf, std::size_t cap) {
-  const int fd = OpenForReading(dirfd, name);
-  if (fd < 0) return -errno;
-  long n;
-  do {
-    n = ::read(fd, buf, cap);
-  } while (n < 0 && errno == EINTR);
-  const long result = n < 0 ? -errno : n;
-  ::close(fd);
-  return result;
+  return ReadSmallFile(dirfd, name, buf, cap);
 }
 
 SysfsSource::SysfsSource(std::string sysfs_root, ReadFileFn read,

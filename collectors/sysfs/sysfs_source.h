@@ -1,6 +1,6 @@
 // SysfsSource: reads the values under /sys/class/infiniband into plain
 // structs. Knows nothing of Prometheus. Which devices and ports exist, and
-// what they sit on, comes from the host model (collectors/model): this
+// what they sit on, comes from the host model (collectors/host): this
 // source reads only what changes between scrapes.
 //
 // Cost model: per scrape one pread() per attribute or counter file; directories
@@ -37,8 +37,8 @@
 
 #include "collectors/common/cached_fd.h"
 #include "collectors/common/result.h"
-#include "collectors/model/host_model.h"
-#include "collectors/model/model_view.h"
+#include "collectors/host/host_model.h"
+#include "collectors/host/model_view.h"
 
 namespace rnic::sysfs {
 

@@ -11,7 +11,7 @@
 
 #include "collectors/ethtool/ethtool_collector.h"
 #include "collectors/ethtool/module_eeprom.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/replay_transport.h"
 
 namespace {
 

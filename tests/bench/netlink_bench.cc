@@ -14,12 +14,12 @@
 #include <fstream>
 #include <memory>
 
-#include "collectors/netlink/attr_parser.h"
-#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
-#include "collectors/netlink/replay_transport.h"
 #include "collectors/netlink/resource_aggregator.h"
+#include "collectors/nl/attr_parser.h"
+#include "collectors/nl/kernel_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {

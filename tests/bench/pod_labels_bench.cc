@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "collectors/netlink/replay_transport.h"
 #include "collectors/netlink/resource_aggregator.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {

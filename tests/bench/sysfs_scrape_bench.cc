@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "collectors/host/sysfs_parse.h"
 #include "collectors/sysfs/sysfs_collector.h"
-#include "collectors/model/sysfs_parse.h"
 
 namespace {
 

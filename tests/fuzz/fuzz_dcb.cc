@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "collectors/roce/dcb_source.h"
+#include "collectors/nl/dcb_source.h"
 
 namespace {
 int g_sink;

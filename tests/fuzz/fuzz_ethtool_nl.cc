@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "collectors/ethtool/ethtool_nl.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/transport.h"
 
 namespace {
 std::size_t g_sink;

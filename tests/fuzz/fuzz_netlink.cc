@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "collectors/netlink/rdma_source.h"
-#include "collectors/netlink/transport.h"
+#include "collectors/nl/rdma_source.h"
+#include "collectors/nl/transport.h"
 
 namespace {
 

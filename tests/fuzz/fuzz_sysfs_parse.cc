@@ -1,11 +1,11 @@
 // sysfs attribute text (counters, "4: ACTIVE", lids, rates, PCI names):
-// every parser of collectors/model/sysfs_parse.h on the same bytes. Seeds:
+// every parser of collectors/host/sysfs_parse.h on the same bytes. Seeds:
 // the files of tests/fixtures/sys.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace {
 std::uint64_t g_sink;

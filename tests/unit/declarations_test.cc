@@ -1,4 +1,4 @@
-// Every metric family is declared once (collectors/model/family.h): over all
+// Every metric family is declared once (collectors/metrics/family.h): over all
 // collectors' specs and the exporter's own families, a name declared twice
 // must be the same family (same type, labels and HELP), and every
 // declaration must be a valid Prometheus family. The checker takes a plain
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collectors/collector_spec.h"
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 #include "exporter/self_metrics.h"
 
 namespace rnic {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collectors/collector_spec.h"
-#include "collectors/model/family.h"
+#include "collectors/metrics/family.h"
 
 namespace rnic::testing {
 

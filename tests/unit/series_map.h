@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic::testing {
 

@@ -15,11 +15,11 @@
 #include <map>
 #include <set>
 
-#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
-#include "collectors/netlink/rdma_source.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/kernel_transport.h"
+#include "collectors/nl/rdma_source.h"
+#include "collectors/nl/replay_transport.h"
 
 namespace fs = std::filesystem;
 using namespace rnic;

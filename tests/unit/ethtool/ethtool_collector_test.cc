@@ -9,7 +9,7 @@
 #include <map>
 #include <thread>
 
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/common/captured_log.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 #include "tests/unit/family_check.h"

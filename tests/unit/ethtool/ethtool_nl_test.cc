@@ -7,9 +7,9 @@
 
 #include <cstring>
 
-#include "collectors/netlink/attr_parser.h"
-#include "collectors/netlink/attr_writer.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/attr_parser.h"
+#include "collectors/nl/attr_writer.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 
 namespace rnic::ethtool {

@@ -14,8 +14,8 @@
 
 #include "collectors/ethtool/ethtool_collector.h"
 #include "collectors/ethtool/ethtool_nl.h"
-#include "collectors/netlink/attr_writer.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/attr_writer.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/common/captured_log.h"
 #include "tests/unit/ethtool/ethtool_test_util.h"
 #include "tests/unit/family_check.h"

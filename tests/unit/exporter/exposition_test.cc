@@ -6,7 +6,7 @@
 #include <limits>
 #include <locale>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic {
 namespace {

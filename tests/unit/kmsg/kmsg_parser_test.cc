@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::kmsg {
 namespace {

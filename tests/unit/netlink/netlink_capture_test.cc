@@ -10,7 +10,7 @@
 
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {

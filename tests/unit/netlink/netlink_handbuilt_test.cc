@@ -12,10 +12,10 @@
 #include <memory>
 #include <tuple>
 
-#include "collectors/netlink/kernel_transport.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/kernel_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/family_check.h"
 #include "tests/unit/netlink/nl_test_util.h"
 

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <random>
 
-#include "collectors/netlink/attr_parser.h"
-#include "collectors/netlink/rdma_source.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/attr_parser.h"
+#include "collectors/nl/rdma_source.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::nl {

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "collectors/common/metric_set.h"
-#include "collectors/netlink/rdma_nl_uapi.h"
+#include "collectors/metrics/metric_set.h"
+#include "collectors/nl/rdma_nl_uapi.h"
 
 namespace rnic::nl::testing {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "collectors/netlink/rdma_nl_uapi.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/rdma_nl_uapi.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/common/captured_log.h"
 #include "tests/unit/netlink/nl_test_util.h"
 

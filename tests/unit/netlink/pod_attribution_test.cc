@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "collectors/netlink/netlink_resource_collector.h"
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/family_check.h"
 #include "tests/unit/netlink/nl_test_util.h"
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "collectors/common/log_once.h"
-#include "collectors/model/host_model.h"
+#include "collectors/host/host_model.h"
 #include "collectors/perf/iio_bandwidth.h"
 #include "collectors/perf/perf_collector.h"
 #include "tests/unit/common/captured_log.h"

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/model/host_model.h"
-#include "collectors/model/sysfs_parse.h"
+#include "collectors/host/host_model.h"
+#include "collectors/host/sysfs_parse.h"
 
 namespace rnic::perf {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "collectors/netlink/replay_transport.h"
+#include "collectors/nl/replay_transport.h"
 #include "tests/unit/netlink/nl_test_util.h"
 
 namespace rnic::probe {

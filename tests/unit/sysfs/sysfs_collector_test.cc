@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collectors/collector_spec.h"
-#include "collectors/common/hw_counters.h"
+#include "collectors/metrics/hw_counters.h"
 #include "sysfs_test_util.h"
 
 namespace rnic::sysfs {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/common/metric_set.h"
+#include "collectors/metrics/metric_set.h"
 
 namespace rnic::sysfs::testing {
 

@@ -41,7 +41,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/netlink/rdma_nl_uapi.h"
+#include "collectors/nl/rdma_nl_uapi.h"
 
 namespace rnic::floor {
 namespace {
