@@ -197,5 +197,27 @@ TEST_F(KmsgReaderTest, MissingLogIsAnError) {
   EXPECT_EQ(r.error().errno_value, ENOENT);
 }
 
+// /dev/zero spun a core without a log line; a directory read nothing
+// forever. Stand-ins for the log (a file, a FIFO, /dev/null) are fine.
+TEST_F(KmsgReaderTest, PathMustBeTheKernelLogOrAStandIn) {
+  const std::string file = (dir_ / "kmsg").string();
+  std::ofstream(file) << "";
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& p : {file, fifo, std::string("/dev/null"),
+                               std::string("/nonexistent/kmsg")}) {
+    EXPECT_TRUE(CheckKmsgPath(p).ok()) << p;
+  }
+  if (access("/dev/kmsg", F_OK) == 0) {
+    EXPECT_TRUE(CheckKmsgPath("/dev/kmsg").ok());
+  }
+  for (const std::string& p : {std::string("/dev/zero"), dir_.string()}) {
+    Status st = CheckKmsgPath(p);
+    ASSERT_FALSE(st.ok()) << p;
+    EXPECT_EQ(st.error().message.rfind(p + ": not the kernel log", 0), 0u)
+        << st.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace rnic::kmsg
