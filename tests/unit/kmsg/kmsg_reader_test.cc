@@ -219,5 +219,26 @@ TEST_F(KmsgReaderTest, PathMustBeTheKernelLogOrAStandIn) {
   }
 }
 
+// A source that never runs dry (a FIFO fed without end) is read in bounded
+// batches with a pause between them, never in one endless wake-up: 4 MiB
+// of lines take several wake-ups of at most 64 reads each.
+TEST_F(KmsgReaderTest, EndlessInputIsReadInBoundedBatches) {
+  const fs::path log = dir_ / "big";
+  const std::string line = "6,1,0,-;not a cq error but long enough........\n";
+  const std::size_t lines = (4u << 20) / line.size();
+  {
+    std::ofstream out(log);
+    for (std::size_t i = 0; i < lines; ++i) out << line;
+  }
+  KmsgReaderOptions o = Opts(log, false);
+  o.coalesce = std::chrono::milliseconds(1);
+  auto r = KmsgReader::Start(o);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_TRUE(Eventually([&] { return (*r)->records() == lines; }))
+      << (*r)->records() << " of " << lines;
+  // 64 reads of 16 KiB: 1 MiB per wake-up at most.
+  EXPECT_GE((*r)->wakeups(), 4u);
+}
+
 }  // namespace
 }  // namespace rnic::kmsg
