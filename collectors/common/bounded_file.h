@@ -12,12 +12,12 @@
 
 namespace rnic {
 
-// Limits by kind of file: far above any real one, far below harm.
-inline constexpr std::size_t kConfigFileLimit = 1
-                                                << 20;  // YAML: ~100x in nodes
-inline constexpr std::size_t kFileSdLimit = 4 << 20;    // JSON peer lists
+// Limits by kind of file: far above any real one, far below harm. A YAML
+// config costs about a hundred times its size in nodes once parsed.
+inline constexpr std::size_t kConfigFileLimit = 1 << 20;   // YAML configs
+inline constexpr std::size_t kFileSdLimit = 4 << 20;       // peer lists
 inline constexpr std::size_t kSecretFileLimit = 64 << 10;  // passwords
-inline constexpr std::size_t kPemFileLimit = 1 << 20;      // certificates, keys
+inline constexpr std::size_t kPemFileLimit = 1 << 20;      // certificates
 
 // The whole file, at most `limit` bytes. Errors name the path: "<path>:
 // not a regular file", "<path>: larger than <limit> bytes", "<path>:
