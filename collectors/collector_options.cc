@@ -5,7 +5,18 @@
 #include <stdexcept>
 #include <utility>
 
+#include "collectors/common/config_schema.h"
+
 namespace rnic {
+namespace {
+
+// "1s..1d", as the config file's reference writes a duration's range.
+std::string DurationRange(const OptionSpec& spec) {
+  return config::FormatDuration(std::chrono::milliseconds(spec.min)) + ".." +
+         config::FormatDuration(std::chrono::milliseconds(spec.max));
+}
+
+}  // namespace
 
 OptionSpec BoolOption(std::string name, std::string help, bool default_value) {
   return OptionSpec{std::move(name), std::move(help),
@@ -24,9 +35,12 @@ OptionSpec IntOption(std::string name, std::string help,
 }
 
 OptionSpec DurationOption(std::string name, std::string help,
-                          std::string default_value) {
-  return OptionSpec{std::move(name), std::move(help), std::move(default_value),
-                    OptionType::kDuration};
+                          std::string default_value,
+                          std::chrono::milliseconds min,
+                          std::chrono::milliseconds max) {
+  return OptionSpec{
+      std::move(name),       std::move(help), std::move(default_value),
+      OptionType::kDuration, min.count(),     max.count()};
 }
 
 OptionSpec RegexOption(std::string name, std::string help,
@@ -59,6 +73,9 @@ std::string_view TypeName(OptionType type) {
 
 std::string TypeText(const OptionSpec& spec) {
   std::string out(TypeName(spec.type));
+  if (spec.type == OptionType::kDuration) {
+    return out + " " + DurationRange(spec);
+  }
   if (spec.type != OptionType::kInt) return out;
   constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
@@ -93,6 +110,11 @@ Result<OptionValue> ParseOptionValue(const OptionSpec& spec,
     case OptionType::kDuration: {
       auto d = ParseDuration(text);
       if (!d.ok()) return d.error();
+      if (d->count() < spec.min || d->count() > spec.max) {
+        const auto r = DurationRange(spec);
+        return Error{"must be between " + r.substr(0, r.find("..")) + " and " +
+                     r.substr(r.find("..") + 2)};
+      }
       return OptionValue(*d);
     }
     case OptionType::kRegex: {

@@ -27,8 +27,9 @@ struct OptionSpec {
   std::string help;
   std::string default_value;  // text, parsed like a flag value
   OptionType type = OptionType::kString;
-  std::int64_t min = std::numeric_limits<std::int64_t>::min();  // kInt only
-  std::int64_t max = std::numeric_limits<std::int64_t>::max();  // kInt only
+  // kInt: the value's range; kDuration: the range in milliseconds.
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
 };
 
 // Declarations read better than aggregate initializers with a type in the
@@ -38,8 +39,12 @@ struct OptionSpec {
 [[nodiscard]] OptionSpec IntOption(std::string name, std::string help,
                                    std::int64_t default_value, std::int64_t min,
                                    std::int64_t max);
+// Bounded like every duration of the config file: a flag cannot name one
+// that overflows a clock or spins a thread.
 [[nodiscard]] OptionSpec DurationOption(std::string name, std::string help,
-                                        std::string default_value);
+                                        std::string default_value,
+                                        std::chrono::milliseconds min,
+                                        std::chrono::milliseconds max);
 // ECMAScript, unanchored; an empty value means "not set".
 [[nodiscard]] OptionSpec RegexOption(std::string name, std::string help,
                                      std::string default_value = "");
@@ -49,7 +54,7 @@ struct OptionSpec {
 // "bool", "int", "duration", "regex", "string"; for --help and the docs.
 [[nodiscard]] std::string_view TypeName(OptionType type);
 // The type with its range, for --help and the docs: "bool", "int >= 0",
-// "int 1..64", "duration", "regex", "string".
+// "int 1..64", "duration 1s..1d", "regex", "string".
 [[nodiscard]] std::string TypeText(const OptionSpec& spec);
 
 using OptionValue = std::variant<bool, std::int64_t, std::chrono::milliseconds,

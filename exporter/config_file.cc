@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "collectors/common/bounded_file.h"
 #include "collectors/common/yaml_map.h"
 
 namespace rnic {
@@ -10,11 +11,20 @@ Result<std::map<std::string, YAML::Node>> LoadConfigFile(
     const std::string& path, const std::vector<CollectorSpec>& specs) {
   std::map<std::string, YAML::Node> out;
   if (path.empty()) return out;
+  // A directory, a device or a runaway file is refused before parsing: a
+  // YAML node costs about a hundred times its text.
+  auto text = ReadBoundedFile(path, kConfigFileLimit);
+  if (!text) return Error{"config file " + text.error().ToString()};
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return Error{"config file " + path + ": cannot be read"};
+    // Every document is parsed, so a second one (after "---") is refused
+    // instead of silently ignored, unknown keys and all.
+    std::vector<YAML::Node> docs = YAML::LoadAll(*text);
+    if (docs.size() > 1) {
+      return Error{"config file " + path +
+                   ": more than one YAML document (the config is one map)"};
+    }
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     return Error{"config file " + path + ": " + e.what()};
   }

@@ -22,13 +22,13 @@ constexpr ValueFlag kValueFlags[] = {
     {"web.timeout-offset",
      "Seconds subtracted from the scraper's "
      "X-Prometheus-Scrape-Timeout-Seconds "
-     "to give collectors their deadline (0 to 3600)."},
+     "to give collectors their deadline (0, or 0.001 to 3600)."},
     {"web.config.file",
      "Prometheus exporter-toolkit web configuration file (TLS, basic auth, "
      "response headers)."},
     {"web.default-timeout",
      "Collector deadline in seconds when the scraper sends no timeout header "
-     "(more than 0, at most 3600)."},
+     "(0.001 to 3600)."},
     {"path.sysfs", "sysfs mount point."},
     {"path.procfs", "procfs mount point."},
     {"path.devkmsg", "Kernel log device read by the kmsg collector."},
@@ -76,6 +76,7 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
   bool disable_defaults = false;
   // Collector name -> option -> text as given; parsed once all flags are in.
   std::map<std::string, std::map<std::string, std::string>> given;
+  std::set<std::string> given_flags;  // names without "no-"
 
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -93,6 +94,14 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
     if (auto eq = name.find('='); eq != std::string::npos) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
+    }
+    // A flag given twice is a mistake (two config management layers, a
+    // stale unit override): refused, not resolved silently by the last
+    // one. --no-x and --x are the same flag; listen addresses repeat.
+    if (name != "web.listen-address" &&
+        !given_flags.insert(name.rfind("no-", 0) == 0 ? name.substr(3) : name)
+             .second) {
+      return Bad(name, "given twice");
     }
 
     // Boolean flags.
@@ -169,13 +178,16 @@ Result<Options> ParseFlags(const std::vector<std::string>& args,
       }
       o.max_requests = n;
     } else if (name == "web.timeout-offset" || name == "web.default-timeout") {
-      // Finite and bounded: both end up in a clock deadline.
+      // Finite and bounded: both end up in a clock deadline. Below a
+      // millisecond (the config file's resolution) a timeout fails every
+      // scrape and an offset means nothing.
       const bool offset = name == "web.timeout-offset";
       auto d = ParseSeconds(v);
-      if (!d || *d < 0 || (!offset && *d == 0) || *d > kMaxTimeoutSeconds) {
+      if (!d || *d < 0 || (!offset && *d == 0) ||
+          (*d != 0 && *d < kMinTimeoutSeconds) || *d > kMaxTimeoutSeconds) {
         return Bad(name,
                    std::string("expected seconds, ") +
-                       (offset ? "0" : "more than 0") + " to " +
+                       (offset ? "0 or 0.001" : "0.001") + " to " +
                        std::to_string(static_cast<int>(kMaxTimeoutSeconds)) +
                        ", got '" + v + "'");
       }

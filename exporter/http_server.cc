@@ -32,8 +32,11 @@ int HandleRequest(mg_connection* conn, void* cbdata) {
   auto* server = static_cast<HttpServer*>(cbdata);
   const mg_request_info* ri = mg_get_request_info(conn);
   // CivetWeb itself can only answer 400 (above max_request_size); below that
-  // buffer an oversized head gets the status that names the problem.
-  if (RequestHeadBytes(ri) > kMaxRequestHeadBytes) {
+  // buffer an oversized head gets the status that names the problem. It
+  // keeps MG_MAX_HEADERS headers and drops the rest unseen: a full table may
+  // hide any number more, so it counts as too large as well.
+  if (RequestHeadBytes(ri) > kMaxRequestHeadBytes ||
+      ri->num_headers >= MG_MAX_HEADERS) {
     static constexpr char kBody[] = "request headers too large\n";
     mg_response_header_start(conn, 431);
     mg_response_header_add(conn, "Content-Type", "text/plain", -1);

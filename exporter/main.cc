@@ -13,6 +13,7 @@
 #include "exporter/flags.h"
 #include "exporter/http_server.h"
 #include "exporter/logging.h"
+#include "exporter/path_check.h"
 #include "exporter/registry.h"
 #include "exporter/tls_context.h"
 #include "exporter/version.h"
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
                  " (revision " RNIC_REVISION ")\n";
     return 0;
   }
+  if (Status st = CheckPaths(opts.paths); !st)
+    return Fail(st.error().ToString());
   auto threads = WorkerThreadsFor(opts.max_requests);
   if (!threads.ok()) return Fail(threads.error().message);
   SetUpLogging(opts.log_level, opts.log_format);

@@ -12,6 +12,8 @@ namespace rnic {
 
 // An hour: far above any scrape timeout, far below any clock overflow.
 inline constexpr double kMaxTimeoutSeconds = 3600;
+// A millisecond: the resolution of every duration in the config file.
+inline constexpr double kMinTimeoutSeconds = 0.001;
 
 // The whole text (surrounding blanks aside) as a finite decimal number;
 // nullopt for anything else, "nan" and "inf" included.

@@ -5,9 +5,7 @@
 #include <openssl/x509.h>
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+#include "collectors/common/bounded_file.h"
 
 namespace rnic {
 namespace {
@@ -25,13 +23,12 @@ std::string OpenSslError() {
   return out.empty() ? "unknown OpenSSL error" : out;
 }
 
+// OpenSSL reads the files itself: each must be a regular file of PEM size,
+// not a device or FIFO it would read without end.
 Status Readable(const std::string& key, const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "r");
-  if (f == nullptr) {
-    return Error{"tls_server_config." + key + " " + path +
-                 ": cannot be read: " + std::strerror(errno)};
-  }
-  std::fclose(f);
+  Status st = CheckBoundedFile(path, kPemFileLimit);
+  if (!st)
+    return Error{"tls_server_config." + key + " " + st.error().ToString()};
   return Status::Ok();
 }
 

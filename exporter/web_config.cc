@@ -1,13 +1,11 @@
 #include "exporter/web_config.h"
 
-#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
+#include "collectors/common/bounded_file.h"
 #include "collectors/common/yaml_map.h"
 #include "exporter/basic_auth.h"
 #include "exporter/http_header.h"
@@ -268,7 +266,12 @@ Result<WebConfig> ParseWebConfig(const std::string& text,
                                  const std::string& base_dir) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // A second document (after "---") is refused, not silently ignored.
+    std::vector<YAML::Node> docs = YAML::LoadAll(text);
+    if (docs.size() > 1) {
+      return Error{"more than one YAML document (the config is one map)"};
+    }
+    if (!docs.empty()) root = docs.front();
   } catch (const YAML::Exception& e) {
     return Error{e.what()};
   }
@@ -296,21 +299,15 @@ Result<WebConfig> ParseWebConfig(const std::string& text,
 }
 
 Result<WebConfig> LoadWebConfig(const std::string& path) {
-  struct stat st {};
-  // A directory opens and reads as empty: it would pass as "no settings".
-  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-    return Error{path + ": not a regular file"};
-  }
-  std::ifstream in(path);
-  if (!in) return Error{path + ": cannot be read"};
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot be read"};
+  // A directory would read as empty and pass as "no settings"; a device or
+  // a runaway file would be read without end.
+  auto text = ReadBoundedFile(path, kConfigFileLimit);
+  if (!text) return Error{text.error().ToString()};
   std::string dir;
   if (auto slash = path.rfind('/'); slash != std::string::npos) {
     dir = path.substr(0, slash == 0 ? 1 : slash);
   }
-  auto c = ParseWebConfig(ss.str(), dir);
+  auto c = ParseWebConfig(*text, dir);
   if (!c.ok()) return Error{path + ": " + c.error().message};
   return c;
 }

@@ -351,7 +351,7 @@ CollectorSpec MakeEthtoolCollectorSpec() {
       DurationOption("optics-interval",
                      "Read each module's EEPROM at most this often; scrapes "
                      "serve the last reading",
-                     "60s"),
+                     "60s", std::chrono::seconds(1), std::chrono::hours(24)),
   };
   spec.families = {&f::kFecActive,
                    &f::kFecCorrected,
@@ -376,11 +376,8 @@ CollectorSpec MakeEthtoolCollectorSpec() {
                    &f::kOpticReadTime};
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
+    // In range: checked with the flags (DurationOption).
     const auto interval = args.Duration("optics-interval");
-    if (interval.count() <= 0) {
-      return Error{"--collector.ethtool.optics-interval must be above 0",
-                   EINVAL};
-    }
     ethtool::Sources s;
     s.sysfs = args.paths.sysfs;
     s.optics_interval = interval;

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 #include <thread>
+
+#include "collectors/common/bounded_file.h"
 
 namespace rnic::fabric {
 namespace {
@@ -97,12 +97,15 @@ void Configure(Setter& set, bool https, const ExchangeTlsConfig& tls,
   }
 }
 
+// libcurl reads the files itself: each must be a regular file of PEM size.
 Status Readable(const std::string& path, const std::string& key) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Error::FromErrno(key + ": cannot load '" + path + "'", errno);
-  close(fd);
-  return Status::Ok();
+  Status st = CheckBoundedFile(path, kPemFileLimit);
+  if (st) return st;
+  const Error& e = st.error();
+  if (e.errno_value != 0)
+    return Error::FromErrno(key + ": cannot load '" + path + "'",
+                            e.errno_value);
+  return Error{key + ": " + e.message};
 }
 
 // libcurl loads the CA, the client certificate and its key when a TLS
@@ -239,11 +242,16 @@ Error Failure(const std::string& where, CURLcode rc, CURL* h, bool https,
 
 Result<std::string> ReadPasswordFile(const std::string& path,
                                      const std::string& key) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Error::FromErrno(key + ": cannot read '" + path + "'", errno);
-  std::ostringstream s;
-  s << f.rdbuf();
-  std::string text = s.str();
+  // Bounded: /dev/zero or a runaway file is refused, not read to exhaustion.
+  auto read = ReadBoundedFile(path, kSecretFileLimit);
+  if (!read) {
+    const Error& e = read.error();
+    if (e.errno_value != 0)
+      return Error::FromErrno(key + ": cannot read '" + path + "'",
+                              e.errno_value);
+    return Error{key + ": " + e.message};
+  }
+  std::string text = std::move(*read);
   const auto space = " \t\r\n";
   text.erase(0, std::min(text.find_first_not_of(space), text.size()));
   text.erase(text.find_last_not_of(space) + 1);

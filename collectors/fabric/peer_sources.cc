@@ -6,10 +6,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "collectors/common/bounded_file.h"
 #include "collectors/common/yaml_map.h"
 
 namespace rnic::fabric {
@@ -118,10 +117,12 @@ bool PeerSources::Refresh(std::chrono::steady_clock::time_point now) {
       continue;
     }
     if (st.stamp == stamp) continue;
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto parsed = ParseFileSd(text.str());
+    // Bounded: /dev/zero or a runaway file is refused (one log line), not
+    // read until memory runs out.
+    auto text = ReadBoundedFile(path, kFileSdLimit);
+    auto parsed =
+        text ? ParseFileSd(*text)
+             : Result<std::vector<PeerSpec>>(Error{text.error().ToString()});
     if (!parsed) {
       errors_[key] = parsed.error().message;
       log_.Log(spdlog::level::warn, key, "file_sd file refused",

@@ -42,6 +42,11 @@ CollectorSpec MakeKmsgCollectorSpec() {
                    &kmsg::families::kRecordsLost};
   spec.factory =
       [](const CollectorArgs& args) -> Result<std::unique_ptr<Collector>> {
+    // The wrong kind of file is a mistake in the flags: refused at start-up.
+    // An unreadable log (a container without /dev/kmsg) is a warning below.
+    if (Status st = kmsg::CheckKmsgPath(args.paths.devkmsg); !st) {
+      return Error{"--path.devkmsg: " + st.error().message};
+    }
     kmsg::KmsgReaderOptions o;
     o.path = args.paths.devkmsg;
     o.sysfs_root = args.paths.sysfs;

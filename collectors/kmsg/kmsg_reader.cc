@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <spdlog/common.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,8 +21,25 @@ namespace {
 // dictionary, so 16 KiB is plenty (and batches many lines of a plain file).
 constexpr std::size_t kBuf = 16384;
 constexpr auto kPciMapMaxAge = std::chrono::seconds(1);
+// Reads per wake-up before the coalescing pause: a writer that never stops
+// (a FIFO fed without end) costs a bounded share of a core, not all of it.
+constexpr int kMaxReadsPerWakeup = 64;
 
 }  // namespace
+
+Status CheckKmsgPath(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return Status::Ok();
+  if (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) return Status::Ok();
+  // mem devices: 1:11 is /dev/kmsg, 1:3 /dev/null.
+  if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 &&
+      (minor(st.st_rdev) == 11 || minor(st.st_rdev) == 3)) {
+    return Status::Ok();
+  }
+  return Error{path +
+               ": not the kernel log (the character device 1:11 like "
+               "/dev/kmsg, /dev/null, or a FIFO or regular file)"};
+}
 
 KmsgReader::KmsgReader(KmsgReaderOptions opts, int fd)
     : opts_(std::move(opts)), fd_(fd) {}
@@ -77,7 +96,8 @@ void KmsgReader::Loop() {
     wakeups_.fetch_add(1, std::memory_order_relaxed);
     bool eof = false;
     bool any = false;
-    while (!stop_.load()) {
+    for (int reads = 0; !stop_.load(); ++reads) {
+      if (reads == kMaxReadsPerWakeup) break;  // `any`: pause, then go on
       const ssize_t n = read(fd_, buf.data(), buf.size());
       if (n > 0) {
         any = true;

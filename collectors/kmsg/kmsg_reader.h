@@ -40,6 +40,12 @@ struct KmsgReaderOptions {
   std::chrono::milliseconds coalesce{100};
 };
 
+// The kernel log device (char 1:11), /dev/null (char 1:3: no log), or a
+// FIFO or regular file standing in for it; anything else, /dev/zero or a
+// directory say, is refused: "<path>: not the kernel log (...)". A path
+// that cannot be stat'ed passes: opening it reports that error.
+[[nodiscard]] Status CheckKmsgPath(const std::string& path);
+
 class KmsgReader {
  public:
   [[nodiscard]] static Result<std::unique_ptr<KmsgReader>> Start(

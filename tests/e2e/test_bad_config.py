@@ -58,6 +58,9 @@ BAD_CONFIGS = [
     ("fabric: {group_by: 'a-b'}\n", [], "fabric.group_by: must be a label name"),
     ("fabric: {file_sd: [[x]]}\n", [], "fabric.file_sd[0]: must be a scalar"),
     ("fabric: {pairing: rail}\n", [], "fabric.pairing: must be subnet or all"),
+    # A second document was ignored, unknown keys and all.
+    ("probe: {}\n---\nbogus: 1\n", [], "more than one YAML document"),
+    ("---\n---\n", [], "more than one YAML document"),
 ]
 
 BAD_FLAGS = [
@@ -73,14 +76,43 @@ BAD_FLAGS = [
     (["--collector.fabric.devices=("], "--collector.fabric.devices=("),
     (["--collector.netlink_stat.qp-counters=maybe"],
      "--collector.netlink_stat.qp-counters=maybe: not a boolean (true/false)"),
+    # A directory aborted with an uncaught std::ios_base::failure.
+    (["--config.file=/tmp"], "/tmp: not a regular file"),
+    (["--config.file=/dev/zero"], "/dev/zero: not a regular file"),
+    (["--web.config.file=/dev/zero"], "/dev/zero: not a regular file"),
+    # Flag durations have the config file's limits: 293y overflowed to a
+    # spinning optics thread, 1e-300 s failed every scrape.
+    (["--collector.ethtool.optics-interval=293y"],
+     "--collector.ethtool.optics-interval=293y: must be between"),
+    (["--collector.ethtool.optics-interval=0"],
+     "--collector.ethtool.optics-interval=0: must be between"),
+    (["--no-collector.ethtool", "--collector.ethtool.optics-interval=0"],
+     "--collector.ethtool.optics-interval=0: must be between"),
+    (["--web.default-timeout=1e-300"], "--web.default-timeout"),
+    (["--web.timeout-offset=1e-300"], "--web.timeout-offset"),
+    # /dev/zero spun a core silently; a directory read nothing forever.
+    (["--path.devkmsg=/dev/zero"], "--path.devkmsg: /dev/zero: not the kernel log"),
+    (["--path.devkmsg=/tmp"], "--path.devkmsg: /tmp: not the kernel log"),
+    # A missing tree started silently, every collector reporting success.
+    (["--path.sysfs=/nonexistent"], "--path.sysfs: /nonexistent: "),
+    (["--path.procfs=/nonexistent"], "--path.procfs: /nonexistent: "),
+    # A repeated flag silently took the last value.
+    (["--web.telemetry-path=/a", "--web.telemetry-path=/b"],
+     "flag --web.telemetry-path: given twice"),
+    (["--collector.ethtool.optics-interval=1m", "--collector.ethtool.optics-interval=2m"],
+     "flag --collector.ethtool.optics-interval: given twice"),
+    (["--collector.kmsg", "--no-collector.kmsg"], "flag --no-collector.kmsg: given twice"),
 ]
 
 
 def run_binary(args):
     """The finished process, or None when it was still running (it started
-    instead of refusing) after a generous grace period."""
+    instead of refusing) after a generous grace period. A flag in `args`
+    replaces the base argument of the same name (a repeated flag is refused)."""
+    given = {a.split("=")[0] for a in args}
+    base = [a for a in BASE_ARGS if a.split("=")[0] not in given]
     try:
-        return subprocess.run([BIN] + BASE_ARGS + args, capture_output=True, text=True,
+        return subprocess.run([BIN] + base + args, capture_output=True, text=True,
                               timeout=20)
     except subprocess.TimeoutExpired:
         return None
@@ -113,6 +145,17 @@ class BadInputTest(unittest.TestCase):
         for flags, needle in BAD_FLAGS:
             with self.subTest(flags=flags):
                 self.assert_refused(run_binary(flags), needle)
+
+    def test_oversized_config_file_is_refused(self):
+        # A 10 MB config held about 1 GB of YAML nodes: the file is refused
+        # before it is parsed.
+        with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+            f.write("# padding\n" * ((2 << 20) // 10))
+        try:
+            p = run_binary(["--config.file=" + f.name])
+        finally:
+            os.unlink(f.name)
+        self.assert_refused(p, f.name + ": larger than 1048576 bytes")
 
     def test_shipped_config_starts(self):
         # The good case: the same checks pass the shipped example (probe and

@@ -113,6 +113,26 @@ class FabricHttpTest(unittest.TestCase):
             self.assertIn(b"is not in the peer set", body)
             self.assertEqual(exp.stop(), 0)
 
+    def test_file_sd_device_or_oversized_file_is_refused_with_one_line(self):
+        # /dev/zero or a runaway file was read after start-up until memory
+        # ran out (std::bad_alloc or the OOM killer).
+        big = os.path.join(self.dir.name, "big.json")
+        with open(big, "wb") as f:
+            f.truncate(64 << 20)
+        sd = os.path.join(self.dir.name, "peers.json")
+        write(sd, json.dumps([{"targets": ["10.255.0.1", "10.255.0.2"]}]))
+        with Exporter(BIN, BASE_ARGS + [self.config(
+                "fabric: {file_sd: [/dev/zero, %s, %s], refresh_interval: 1s,"
+                " interval: 200ms}\n" % (big, sd))]) as exp:
+            wait_for(lambda: sample(exp, "rnic_fabric_peers") == 2, "two peers")
+            # A second refresh cycle seen from outside before counting lines.
+            write(sd, json.dumps([{"targets": ["10.255.0.1"]}]))
+            wait_for(lambda: sample(exp, "rnic_fabric_peers") == 1, "one peer")
+            log = exp.log_text()
+            self.assertEqual(exp.stop(), 0)
+        self.assertEqual(log.count("/dev/zero: not a regular file"), 1, log)
+        self.assertEqual(log.count(big + ": larger than"), 1, log)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -203,6 +203,11 @@ class BadExchangeConfigTest(unittest.TestCase):
              "fabric.exchange_basic_auth.password_file: cannot read '/nonexistent/pw'"),
             ("fabric: {exchange_basic_auth: {password_file: /x}}\n",
              "fabric.exchange_basic_auth: needs a username"),
+            # Endless or device files were read until memory ran out.
+            ("fabric: {exchange_basic_auth: {username: u, password_file: /dev/zero}}\n",
+             "fabric.exchange_basic_auth.password_file: /dev/zero: not a regular file"),
+            ("fabric: {exchange_scheme: https, exchange_tls_config: {ca_file: /dev/zero}}\n",
+             "fabric.exchange_tls_config.ca_file: /dev/zero: not a regular file"),
         ]
         for text, needle in cases:
             with self.subTest(text=text):

@@ -240,7 +240,14 @@ class WebTlsTest(unittest.TestCase):
             # A broken replacement keeps the last good certificate.
             with open(crt, "w") as f:
                 f.write("not a certificate\n")
-            time.sleep(1.5)
+            # The positive event first: the exporter saw the broken files
+            # (a handshake checks them, at most once a second) and said so.
+            deadline = time.monotonic() + 30
+            while (time.monotonic() < deadline
+                   and "cannot be loaded" not in e.log_text()):
+                self.assertEqual(served_serial(e.address), "serial=07D2")
+                time.sleep(0.2)
+            self.assertIn("TLS files changed but cannot be loaded", e.log_text())
             self.assertEqual(served_serial(e.address), "serial=07D2")
             self.assertIsNone(e.proc.poll())
 
@@ -355,6 +362,24 @@ class BadWebConfigTest(unittest.TestCase):
         with open(bad, "w") as f:
             f.write("-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n")
         self.refused(self.tls(bad, self.key), "tls_server_config.cert_file " + bad)
+
+    def test_device_and_oversized_files(self):
+        # Read without end before: /dev/zero, a FIFO, a runaway file.
+        self.refused(None, "/dev/zero: not a regular file", "/dev/zero")
+        self.refused(self.tls("/dev/zero", self.key),
+                     "tls_server_config.cert_file /dev/zero: not a regular file")
+        self.refused(self.tls(self.crt, "/dev/zero"),
+                     "tls_server_config.key_file /dev/zero: not a regular file")
+        self.refused("# padding\n" * ((2 << 20) // 10), ": larger than 1048576 bytes")
+        big = os.path.join(self.tmp, "big.crt")
+        with open(big, "wb") as f:
+            f.truncate(2 << 20)
+        self.refused(self.tls(big, self.key),
+                     "tls_server_config.cert_file %s: larger than" % big)
+
+    def test_second_document(self):
+        self.refused("basic_auth_users: {}\n---\nbasic_auth: {}\n",
+                     "more than one YAML document")
 
     def test_bad_client_auth_type(self):
         self.refused(self.tls(self.crt, self.key, "  client_auth_type: RequireClientCert\n"),

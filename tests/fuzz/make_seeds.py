@@ -180,6 +180,11 @@ for p in files(os.path.join(SRC, "tests", "vm", "cases")):
     if p.endswith(".yml") and os.path.basename(p) != "rules.yml":
         add("fuzz_config", read(p))
 
+# Inputs at the bounds: a second YAML document (refused), anchors and
+# aliases (a parsed node costs far more than its text).
+add("fuzz_config", "probe: {interval: 1s}\n---\nbogus: 1\n")
+add("fuzz_config", "fabric: &f {peers: [a, b]}\nprobe: *f\n")
+
 # Web config (--web.config.file): the shipped example, and one with every
 # TLS key and a bcrypt hash.
 # fabric: the first byte picks the parser (fuzz_fabric.cc's switch).
@@ -222,6 +227,13 @@ for p in (os.path.join(SRC, "packaging", "systemd", "rnic-exporter.service"),
                               "--config."))]
     for i in range(0, len(found), 8):
         add("fuzz_flags", "\n".join(found[i:i + 8]) + "\n")
+
+# Flags at their bounds: durations at and past a range's ends, timeouts
+# below a millisecond, a flag given twice.
+add("fuzz_flags", "--collector.ethtool.optics-interval=24h\n"
+    "--web.default-timeout=0.001\n--web.timeout-offset=1e-300\n")
+add("fuzz_flags", "--collector.ethtool.optics-interval=293y\n"
+    "--collector.kmsg\n--no-collector.kmsg\n")
 
 # HTTP headers (Accept, Accept-Encoding, scrape timeout), as Prometheus
 # and curl send them.

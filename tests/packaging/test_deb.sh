@@ -139,8 +139,21 @@ curl -sf "http://$addr/metrics" >"$out/metrics.txt" || {
   echo "scrape of the installed exporter failed"
   exit 1
 }
-kill $pid
-wait $pid || true
+# SIGTERM: in-flight scrapes finish and the exporter exits 0; a crash on
+# the way out (a signal, an abort in a destructor) fails the test.
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 0 ] || {
+  cat "$out/run.log"
+  echo "the installed exporter exited $rc on SIGTERM, not 0"
+  exit 1
+}
+grep -q "msg=\"stopped\"" "$out/run.log" || {
+  cat "$out/run.log"
+  echo "the installed exporter did not log its stop"
+  exit 1
+}
 grep -q "^rnic_build_info{.*revision=\"$want_rev\"" "$out/metrics.txt" || {
   grep rnic_build_info "$out/metrics.txt"
   echo "rnic_build_info does not carry revision $want_rev"

@@ -76,7 +76,8 @@ TEST(OptionTypes, Duration) {
                     3LL * 86'400'000 + 4LL * 3'600'000 + 5LL * 60'000 + 6'000 +
                     7)},
   };
-  const auto spec = DurationOption("d", "", "30s");
+  const auto spec =
+      DurationOption("d", "", "30s", milliseconds(0), milliseconds::max());
   for (const auto& c : ok) {
     auto r = P(spec, c.text);
     ASSERT_TRUE(r.ok()) << c.text << ": " << r.error().message;
@@ -88,6 +89,22 @@ TEST(OptionTypes, Duration) {
     auto r = P(spec, bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find("duration"), std::string::npos) << bad;
+  }
+}
+
+// A flag's duration has a range like the config file's: 293y overflowed
+// the conversion to nanoseconds and spun the optics thread.
+TEST(OptionTypes, DurationOutsideItsRangeIsRefused) {
+  const auto spec = DurationOption("d", "", "1m", std::chrono::seconds(1),
+                                   std::chrono::hours(24));
+  EXPECT_EQ(TypeText(spec), "duration 1s..1d");
+  for (const char* bad : {"0", "999ms", "24h1ms", "293y"}) {
+    auto r = P(spec, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().message, "must be between 1s and 1d") << bad;
+  }
+  for (const char* good : {"1s", "24h", "1d", "90m"}) {
+    EXPECT_TRUE(P(spec, good).ok()) << good;
   }
 }
 
@@ -139,9 +156,10 @@ TEST(OptionTypes, StringTakesAnything) {
 }
 
 std::vector<OptionSpec> Specs() {
-  return {BoolOption("on", "", false), IntOption("n", "", 3, 1, 9),
-          DurationOption("every", "", "1m"), RegexOption("only", ""),
-          StringOption("name", "", "x")};
+  return {
+      BoolOption("on", "", false), IntOption("n", "", 3, 1, 9),
+      DurationOption("every", "", "1m", milliseconds(1), std::chrono::hours(1)),
+      RegexOption("only", ""), StringOption("name", "", "x")};
 }
 
 TEST(OptionValues, DefaultsAndGivenAreTyped) {

@@ -37,6 +37,36 @@ TEST(ConfigFileTest, SectionsByCollector) {
   EXPECT_EQ(c->at("probe")["interval"].as<std::string>(), "5s");
 }
 
+// Everything after a "---" was ignored, unknown keys included.
+TEST(ConfigFileTest, SecondDocumentIsRefused) {
+  for (const char* yaml : {"probe: {}\n---\nbogus: 1\n", "---\n---\n",
+                           "probe: {}\n...\n---\nprobe: {}\n"}) {
+    auto c = LoadConfigFile(Write(yaml), Specs());
+    ASSERT_FALSE(c.ok()) << yaml;
+    EXPECT_NE(c.error().message.find("more than one YAML document"),
+              std::string::npos)
+        << c.error().message;
+  }
+  EXPECT_TRUE(LoadConfigFile(Write("---\nprobe: {}\n"), Specs()).ok());
+}
+
+// A directory aborted with std::ios_base::failure; a 10 MB file held about
+// 1 GB of nodes.
+TEST(ConfigFileTest, DirectoryDeviceAndOversizedFileAreRefused) {
+  auto c = LoadConfigFile(::testing::TempDir(), Specs());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("not a regular file"), std::string::npos);
+  c = LoadConfigFile("/dev/zero", Specs());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("/dev/zero: not a regular file"),
+            std::string::npos);
+  c = LoadConfigFile(Write(std::string(2 << 20, '#')), Specs());
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("larger than 1048576 bytes"),
+            std::string::npos)
+      << c.error().message;
+}
+
 TEST(ConfigFileTest, EmptyPathAndEmptyFile) {
   EXPECT_TRUE(LoadConfigFile("", Specs())->empty());
   EXPECT_TRUE(LoadConfigFile(Write(""), Specs())->empty());

@@ -59,7 +59,7 @@ TEST(FlagsTest, BooleanOptionsAloneAndNegated) {
   auto o = Parse({"--collector.beta.deep", "--collector.alpha.depth=2"});
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_TRUE(o->collector_options.at("beta").Bool("deep"));
-  o = Parse({"--collector.beta.deep=true", "--no-collector.beta.deep"});
+  o = Parse({"--no-collector.beta.deep"});
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_FALSE(o->collector_options.at("beta").Bool("deep"));
   EXPECT_FALSE(Parse({"--no-collector.beta.deep=true"}).ok());
@@ -121,6 +121,23 @@ TEST(FlagsTest, BadInputNamesTheFlag) {
       {{"--collector.beta.deep=maybe"},
        "--collector.beta.deep=maybe: not a boolean (true/false)"},
       {{"--collector.alpha.depth"}, "--collector.alpha.depth"},
+      // Below the config file's resolution: every scrape failed.
+      {{"--web.default-timeout=1e-300"}, "--web.default-timeout"},
+      {{"--web.default-timeout=0.0009"}, "--web.default-timeout"},
+      {{"--web.timeout-offset=1e-300"}, "--web.timeout-offset"},
+      // A flag given twice was resolved silently by the last one.
+      {{"--log.level=info", "--log.level=debug"},
+       "flag --log.level: given twice"},
+      {{"--path.sysfs=/a", "--path.sysfs", "/b"},
+       "flag --path.sysfs: given twice"},
+      {{"--collector.alpha.depth=1", "--collector.alpha.depth=2"},
+       "flag --collector.alpha.depth: given twice"},
+      {{"--collector.beta", "--no-collector.beta"},
+       "flag --no-collector.beta: given twice"},
+      {{"--collector.beta.deep=true", "--no-collector.beta.deep"},
+       "flag --no-collector.beta.deep: given twice"},
+      {{"--web.disable-exporter-metrics", "--web.disable-exporter-metrics"},
+       "flag --web.disable-exporter-metrics: given twice"},
   };
   for (const auto& c : cases) {
     auto o = Parse(c.args);
@@ -138,6 +155,9 @@ TEST(FlagsTest, TimeoutsInRange) {
   o = Parse({"--web.default-timeout=0.25"});
   ASSERT_TRUE(o.ok()) << o.error().message;
   EXPECT_EQ(o->default_timeout_seconds, 0.25);
+  o = Parse({"--web.default-timeout=0.001", "--web.timeout-offset=0.001"});
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_EQ(o->default_timeout_seconds, 0.001);
 }
 
 TEST(FlagsTest, HelpListsCollectorsAndOptions) {

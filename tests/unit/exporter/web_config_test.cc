@@ -167,13 +167,26 @@ TEST(WebConfigTest, EveryBadCaseNamesTheKey) {
   }
 }
 
+// Everything after a "---" was ignored, unknown keys included.
+TEST(WebConfigTest, SecondDocumentIsRefused) {
+  auto c = ParseWebConfig("basic_auth_users: {}\n---\nbasic_auth: {}\n", "");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("more than one YAML document"),
+            std::string::npos);
+}
+
 TEST(WebConfigTest, MissingFileNamesIt) {
   auto r = LoadWebConfig("/nonexistent/web.yml");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message, "/nonexistent/web.yml: cannot be read");
+  EXPECT_EQ(r.error().message,
+            "/nonexistent/web.yml: cannot be read: No such file or directory");
   r = LoadWebConfig("/");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "/: not a regular file");
+  // Read without end before.
+  r = LoadWebConfig("/dev/zero");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "/dev/zero: not a regular file");
 }
 
 }  // namespace

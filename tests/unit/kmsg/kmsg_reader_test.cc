@@ -197,5 +197,48 @@ TEST_F(KmsgReaderTest, MissingLogIsAnError) {
   EXPECT_EQ(r.error().errno_value, ENOENT);
 }
 
+// /dev/zero spun a core without a log line; a directory read nothing
+// forever. Stand-ins for the log (a file, a FIFO, /dev/null) are fine.
+TEST_F(KmsgReaderTest, PathMustBeTheKernelLogOrAStandIn) {
+  const std::string file = (dir_ / "kmsg").string();
+  std::ofstream(file) << "";
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& p : {file, fifo, std::string("/dev/null"),
+                               std::string("/nonexistent/kmsg")}) {
+    EXPECT_TRUE(CheckKmsgPath(p).ok()) << p;
+  }
+  if (access("/dev/kmsg", F_OK) == 0) {
+    EXPECT_TRUE(CheckKmsgPath("/dev/kmsg").ok());
+  }
+  for (const std::string& p : {std::string("/dev/zero"), dir_.string()}) {
+    Status st = CheckKmsgPath(p);
+    ASSERT_FALSE(st.ok()) << p;
+    EXPECT_EQ(st.error().message.rfind(p + ": not the kernel log", 0), 0u)
+        << st.error().message;
+  }
+}
+
+// A source that never runs dry (a FIFO fed without end) is read in bounded
+// batches with a pause between them, never in one endless wake-up: 4 MiB
+// of lines take several wake-ups of at most 64 reads each.
+TEST_F(KmsgReaderTest, EndlessInputIsReadInBoundedBatches) {
+  const fs::path log = dir_ / "big";
+  const std::string line = "6,1,0,-;not a cq error but long enough........\n";
+  const std::size_t lines = (4u << 20) / line.size();
+  {
+    std::ofstream out(log);
+    for (std::size_t i = 0; i < lines; ++i) out << line;
+  }
+  KmsgReaderOptions o = Opts(log, false);
+  o.coalesce = std::chrono::milliseconds(1);
+  auto r = KmsgReader::Start(o);
+  ASSERT_TRUE(r.ok()) << r.error().ToString();
+  ASSERT_TRUE(Eventually([&] { return (*r)->records() == lines; }))
+      << (*r)->records() << " of " << lines;
+  // 64 reads of 16 KiB: 1 MiB per wake-up at most.
+  EXPECT_GE((*r)->wakeups(), 4u);
+}
+
 }  // namespace
 }  // namespace rnic::kmsg

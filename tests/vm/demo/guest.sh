@@ -15,25 +15,34 @@ wait_for demo-go 300 || fail "host never started the demo"
 
 BW="ib_write_bw -d rxe0 -x 1 -F -D 20 -s 65536"
 stopped() { [ -e "$SYNC/demo-stop" ]; }
+# nap SECONDS: sleeps, but returns 1 within 0.2 s of the host's stop, so the
+# guest ends with the host script instead of finishing its cycle (up to
+# CYCLE seconds, past the VM's time limit).
+nap() {
+  _t=$(($1 * 5))
+  while [ $_t -gt 0 ]; do
+    stopped && return 1
+    usleep 200000
+    _t=$((_t - 1))
+  done
+}
 if [ "$VM_NAME" = server ]; then
   (while ! stopped; do $BW >/dev/null 2>&1; done) &
   traffic=$!
   while ! stopped; do
-    sleep $((CYCLE / 2))
-    stopped && break
+    nap $((CYCLE / 2)) || break
     ip link set dummy0 down && say "rxe1: link down"
-    sleep $((CYCLE / 4))
+    nap $((CYCLE / 4)) || break
     ip link set dummy0 up && say "rxe1: link up"
-    sleep $((CYCLE / 4))
+    nap $((CYCLE / 4)) || break
   done
 else
   (while ! stopped; do sleep 1; $BW "$PEER_IP" >/dev/null 2>&1; done) &
   traffic=$!
   while ! stopped; do
-    sleep $((CYCLE / 2))
-    stopped && break
+    nap $((CYCLE / 2)) || break
     tc qdisc add dev eth0 root netem loss "$LOSS" && say "eth0: netem loss $LOSS"
-    sleep $((CYCLE / 2))
+    nap $((CYCLE / 2)) || break
     tc qdisc del dev eth0 root && say "eth0: loss cleared"
   done
 fi

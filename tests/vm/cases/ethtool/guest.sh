@@ -6,8 +6,15 @@
 start_exporter --collector.disable-defaults --collector.ethtool \
   --collector.ethtool.optics-interval=1s --log.level=debug
 scrape >/dev/null || fail "first scrape"
-# Several optics rounds (1 s apart) and scrapes.
-sleep 3
+# Several optics rounds (1 s apart) and scrapes, each round seen in the log
+# before the once-only lines are counted (not a sleep that may be short).
+n=300
+until grep -q 'msg="optics round done" round=[3-9]' "$EXPORTER_LOG"; do
+  n=$((n - 1))
+  [ $n -gt 0 ] || fail "no third optics round logged"
+  scrape >/dev/null || fail "scrape between optics rounds"
+  usleep 200000
+done
 scrape >/dev/null || fail "second scrape"
 m=$(scrape) || fail "last scrape"
 echo "$m" >"$VMOUT/metrics.txt"
