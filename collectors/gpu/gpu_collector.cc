@@ -140,24 +140,19 @@ CollectorSpec MakeGpuCollectorSpec() {
   CollectorSpec s;
   s.name = "gpu";
   s.help =
-      "GPU cluster context from the PCI tree (/sys/bus/pci/devices, no GPU "
-      "library): the host's NVIDIA, AMD and Intel GPUs, and for every RDMA "
-      "device its rail and its PCI relation to each GPU as nvidia-smi topo "
-      "-m names it (PIX, PXB, PHB, NODE, SYS), labelled with "
-      "dcgm-exporter's pci_bus_id and gpu; and GPUDirect RDMA readiness "
-      "checks (peer-memory module or DMA-BUF, IOMMU mode, opt-in ACS).";
+      "GPUs from the PCI tree (no GPU library): each RDMA device's rail and "
+      "PCI relation to each GPU as nvidia-smi topo -m names it, with "
+      "dcgm-exporter's pci_bus_id and gpu; GPUDirect RDMA readiness checks.";
   s.default_enabled = false;
   s.options = {
       StringOption("rails",
-                   "RDMA device names in rail order, comma-separated "
-                   "(mlx5_0,mlx5_3,...): rail N is the Nth. Unlisted "
-                   "devices get no rail. Empty: the RDMA physical functions "
+                   "RDMA device names in rail order, comma-separated; "
+                   "unlisted devices get no rail. Empty: physical functions "
                    "by PCI address."),
       BoolOption("acs",
-                 "Check ACS P2P redirect on the PCIe bridges between each "
-                 "RDMA device and its nearest GPU, from their extended "
-                 "configuration space: needs CAP_SYS_ADMIN (the check reads "
-                 "unknown without it).",
+                 "Check ACS P2P redirect on the bridges between each RDMA "
+                 "device and its nearest GPU (needs CAP_SYS_ADMIN, else "
+                 "unknown).",
                  false),
   };
   s.families.assign(std::begin(kFamilies), std::end(kFamilies));
