@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <map>
+#include <optional>
 #include <utility>
 
 #include "collectors/common/log_once.h"
@@ -51,7 +53,20 @@ class GpuCollector final : public Collector {
     const gpu::ReadinessPaths paths{opt_.sysfs, opt_.procfs};
     Emit(gpu::CheckPeerMemory(paths, topo_.gpus), out);
     for (const auto& [device, fn] : topo_.nics) {
-      Emit(gpu::CheckIommu(paths, device, fn.address), out);
+      const gpu::CheckResult iommu = gpu::CheckIommu(paths, device, fn.address);
+      const auto ats = ats_.find(device);
+      if (ats == ats_.end()) {
+        Emit(iommu, out);
+        continue;
+      }
+      // Translation with ATS on the function is fine; the ats check says
+      // whether ATS was needed.
+      Emit(ats->second.enabled == true
+               ? gpu::CheckIommu(paths, device, fn.address, true)
+               : iommu,
+           out);
+      Emit(gpu::CheckAts(device, ats->second.enabled, ats->second.why, iommu),
+           out);
     }
     for (const auto& r : acs_) Emit(r, out);
     return Status::Ok();
@@ -106,12 +121,15 @@ class GpuCollector final : public Collector {
            {"nearest", p.nearest ? "true" : "false"}}));
     }
     acs_.clear();
-    if (opt_.acs) {
+    ats_.clear();
+    if (opt_.pci_config && !topo_.gpus.empty()) {
       const gpu::ReadinessPaths paths{opt_.sysfs, opt_.procfs};
       for (const auto& [device, fn] : topo_.nics) {
         if (const gpu::Gpu* g = topo_.NearestGpu(device)) {
           acs_.push_back(gpu::CheckAcs(paths, device, fn, *g));
         }
+        Ats& a = ats_[device];
+        a.enabled = gpu::ReadAtsEnabled(paths, fn.address, &a.why);
       }
     }
     return Status::Ok();
@@ -126,6 +144,12 @@ class GpuCollector final : public Collector {
   std::vector<LabelSetPtr> gpu_labels_;
   std::vector<LabelSetPtr> pair_labels_;
   std::vector<gpu::CheckResult> acs_;
+  // ATS of each device's function (read with the tree).
+  struct Ats {
+    std::optional<bool> enabled;
+    std::string why;  // when unreadable
+  };
+  std::map<std::string, Ats, std::less<>> ats_;
   LogOnce log_{"gpu"};
 };
 
@@ -149,10 +173,9 @@ CollectorSpec MakeGpuCollectorSpec() {
                    "RDMA device names in rail order, comma-separated; "
                    "unlisted devices get no rail. Empty: physical functions "
                    "by PCI address."),
-      BoolOption("acs",
-                 "Check ACS P2P redirect on the bridges between each RDMA "
-                 "device and its nearest GPU (needs CAP_SYS_ADMIN, else "
-                 "unknown).",
+      BoolOption("pci-config",
+                 "Read PCI configuration space for the acs and ats checks "
+                 "(needs CAP_SYS_ADMIN, else unknown).",
                  false),
   };
   s.families.assign(std::begin(kFamilies), std::end(kFamilies));
@@ -166,7 +189,7 @@ CollectorSpec MakeGpuCollectorSpec() {
     o.sysfs = args.paths.sysfs;
     o.procfs = args.paths.procfs;
     o.rails = std::move(rails).value();
-    o.acs = args.Bool("acs");
+    o.pci_config = args.Bool("pci-config");
     return MakeGpuCollector(std::move(o),
                             args.shared ? args.shared->host : nullptr);
   };

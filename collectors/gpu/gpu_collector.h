@@ -16,9 +16,9 @@ struct GpuCollectorOptions {
   std::string sysfs = "/sys";
   std::string procfs = "/proc";
   std::vector<std::string> rails;  // configured rail order, or empty
-  // Read the bridges' configuration space for the ACS check (needs
-  // CAP_SYS_ADMIN; unknown without).
-  bool acs = false;
+  // Read the configuration space of the bridges and NICs for the acs and
+  // ats checks (needs CAP_SYS_ADMIN; unknown without).
+  bool pci_config = false;
 };
 
 // Without `model` the collector keeps a host model of its own on

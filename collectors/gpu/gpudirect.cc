@@ -160,6 +160,12 @@ Bytes ReadBinary(const std::string& path) {
   return b;
 }
 
+std::uint16_t Le16(std::string_view s, std::size_t at) {
+  return static_cast<std::uint16_t>(
+      static_cast<unsigned char>(s[at]) |
+      (static_cast<unsigned char>(s[at + 1]) << 8));
+}
+
 std::uint32_t Le32(std::string_view s, std::size_t at) {
   std::uint32_t v = 0;
   for (int i = 3; i >= 0; --i) {
@@ -244,7 +250,8 @@ CheckResult CheckPeerMemory(const ReadinessPaths& paths,
 }
 
 CheckResult CheckIommu(const ReadinessPaths& paths, const std::string& device,
-                       const std::string& pci_address) {
+                       const std::string& pci_address,
+                       std::optional<bool> ats_enabled) {
   const std::string fn = paths.sysfs + "/bus/pci/devices/" + pci_address;
   const std::string canon = "/sys/bus/pci/devices/" + pci_address;
   auto type = ReadSmallFile(fn + "/iommu_group/type");
@@ -253,10 +260,14 @@ CheckResult CheckIommu(const ReadinessPaths& paths, const std::string& device,
       return Check("iommu", device, CheckState::kOk,
                    "identity domain (passthrough)");
     }
+    if ((*type == "DMA" || *type == "DMA-FQ") && ats_enabled == true) {
+      return Check("iommu", device, CheckState::kOk,
+                   "DMA translation (iommu_group type " + *type +
+                       ") with ATS enabled on the function");
+    }
     if (*type == "DMA" || *type == "DMA-FQ") {
       return Check("iommu", device, CheckState::kFailed,
-                   "DMA translation (iommu_group type " + *type +
-                       "): peer-to-peer DMA is remapped; iommu=pt");
+                   "DMA translation (iommu_group type " + *type + ")");
     }
     if (*type == "blocked") {
       return Check("iommu", device, CheckState::kFailed, "blocked domain");
@@ -306,22 +317,65 @@ CheckResult CheckIommu(const ReadinessPaths& paths, const std::string& device,
                "the kernel command line");
 }
 
-std::optional<AcsControl> FindAcs(std::string_view config) {
+std::optional<std::size_t> FindExtCap(std::string_view config,
+                                      std::uint16_t id) {
   std::size_t off = 0x100;
   for (int hops = 0; hops < 1024 && off + 4 <= config.size(); ++hops) {
     const std::uint32_t h = Le32(config, off);
     if (h == 0 || h == 0xffffffff) break;
-    if ((h & 0xffff) == 0x000d) {  // Access Control Services
-      if (off + 8 > config.size()) break;
-      return AcsControl{static_cast<std::uint16_t>(
-          static_cast<unsigned char>(config[off + 6]) |
-          (static_cast<unsigned char>(config[off + 7]) << 8))};
-    }
+    if ((h & 0xffff) == id) return off;
     const std::size_t next = (h >> 20) & 0xffc;
     if (next < 0x100 || next <= off) break;  // a loop or the end
     off = next;
   }
   return std::nullopt;
+}
+
+std::optional<AcsControl> FindAcs(std::string_view config) {
+  const auto off = FindExtCap(config, 0x000d);
+  if (!off || *off + 8 > config.size()) return std::nullopt;
+  return AcsControl{Le16(config, *off + 6)};
+}
+
+std::optional<bool> ReadAtsEnabled(const ReadinessPaths& paths,
+                                   const std::string& address,
+                                   std::string* why) {
+  const Bytes cfg =
+      ReadBinary(paths.sysfs + "/bus/pci/devices/" + address + "/config");
+  if (cfg.err != 0) {
+    *why = Unreadable("/sys/bus/pci/devices/" + address + "/config", cfg.err);
+    return std::nullopt;
+  }
+  if (cfg.data.size() < 4096) {
+    *why = address + ": " + std::to_string(cfg.data.size()) +
+           " bytes of configuration space readable; the ATS check needs "
+           "CAP_SYS_ADMIN";
+    return std::nullopt;
+  }
+  const auto off = FindExtCap(cfg.data, 0x000f);
+  if (!off || *off + 8 > cfg.data.size()) return false;  // no ATS at all
+  return (Le16(cfg.data, *off + 6) & 0x8000) != 0;
+}
+
+CheckResult CheckAts(const std::string& device, std::optional<bool> ats_enabled,
+                     const std::string& unreadable, const CheckResult& iommu) {
+  if (ats_enabled == true) {
+    return Check("ats", device, CheckState::kOk, "ATS enabled");
+  }
+  if (!ats_enabled)
+    return Check("ats", device, CheckState::kUnknown, unreadable);
+  switch (iommu.state) {
+    case CheckState::kOk:
+      return Check("ats", device, CheckState::kOk,
+                   "ATS off; not needed: " + iommu.reason);
+    case CheckState::kFailed:
+      return Check("ats", device, CheckState::kFailed,
+                   "ATS off under " + iommu.reason);
+    case CheckState::kUnknown:
+      break;
+  }
+  return Check("ats", device, CheckState::kUnknown,
+               "ATS off; IOMMU mode unknown: " + iommu.reason);
 }
 
 CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,

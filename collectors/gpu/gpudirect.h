@@ -7,9 +7,9 @@
 //   iommu        none: <sysfs>/bus/pci/devices/<bdf>/iommu_group/type
 //                (Linux 5.11+), <sysfs>/class/iommu and <procfs>/cmdline
 //                are world-readable.
-//   acs          CAP_SYS_ADMIN: the ACS capability is in PCIe extended
-//                configuration space, and the kernel shows an unprivileged
-//                reader of <bdf>/config only its first 64 bytes.
+//   acs, ats     CAP_SYS_ADMIN: the ACS and ATS capabilities are in PCIe
+//                extended configuration space, and the kernel shows an
+//                unprivileged reader of <bdf>/config only its first 64 bytes.
 #pragma once
 
 #include <cstdint>
@@ -51,14 +51,21 @@ struct ReadinessPaths {
 
 // The IOMMU domain of the device's function: none or passthrough
 // (identity) is ok; DMA translation remaps every peer-to-peer transfer
-// and is what NVIDIA's GPUDirect RDMA guide asks to turn off (iommu=pt).
+// and is what NVIDIA's GPUDirect RDMA guide asks to turn off (iommu=pt),
+// unless the function caches translations itself (`ats_enabled`, when
+// its configuration space was read).
 [[nodiscard]] CheckResult CheckIommu(const ReadinessPaths& paths,
                                      const std::string& device,
-                                     const std::string& pci_address);
+                                     const std::string& pci_address,
+                                     std::optional<bool> ats_enabled = {});
 
-// The ACS control register of an extended configuration space (the bytes
-// of <bdf>/config): nullopt when the space holds no ACS capability.
-// `complete` is false when fewer than 4096 bytes came (unprivileged read).
+// The offset of extended capability `id` in a configuration space (the
+// bytes of <bdf>/config), nullopt when absent.
+[[nodiscard]] std::optional<std::size_t> FindExtCap(std::string_view config,
+                                                    std::uint16_t id);
+
+// The ACS control register (extended capability 0x000d): nullopt when the
+// space holds no ACS capability.
 struct AcsControl {
   std::uint16_t control = 0;
   [[nodiscard]] bool redirects() const {
@@ -74,5 +81,19 @@ struct AcsControl {
 [[nodiscard]] CheckResult CheckAcs(const ReadinessPaths& paths,
                                    const std::string& device,
                                    const PciFunction& nic, const Gpu& gpu);
+
+// ATS (Address Translation Services, extended capability 0x000f) of the
+// device's function: whether its Enable bit (control bit 15) is set.
+// nullopt with `why` set when the configuration space cannot be read whole.
+[[nodiscard]] std::optional<bool> ReadAtsEnabled(const ReadinessPaths& paths,
+                                                 const std::string& address,
+                                                 std::string* why);
+
+// The ats check: ATS enabled, or not needed because the IOMMU does not
+// translate the function's DMA (`iommu`, CheckIommu's result without ATS).
+[[nodiscard]] CheckResult CheckAts(const std::string& device,
+                                   std::optional<bool> ats_enabled,
+                                   const std::string& unreadable,
+                                   const CheckResult& iommu);
 
 }  // namespace rnic::gpu

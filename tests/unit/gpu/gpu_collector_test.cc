@@ -18,12 +18,12 @@ using testing::ValueOf;
 
 std::unique_ptr<Collector> On(const std::string& tree,
                               std::vector<std::string> rails = {},
-                              bool acs = false) {
+                              bool pci_config = false) {
   GpuCollectorOptions o;
   o.sysfs = std::string(RNIC_FIXTURES_DIR "/gpu/") + tree + "/sys";
   o.procfs = std::string(RNIC_FIXTURES_DIR "/gpu/") + tree + "/proc";
   o.rails = std::move(rails);
-  o.acs = acs;
+  o.pci_config = pci_config;
   return MakeGpuCollector(std::move(o));
 }
 
@@ -160,7 +160,7 @@ StateReason Check(const std::vector<testing::FlatSample>& s,
 }
 
 TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
-  auto c = On("dgx", {}, /*acs=*/true);
+  auto c = On("dgx", {}, /*pci_config=*/true);
   const auto s = ScrapeFlat(*c);
   EXPECT_EQ(Check(s, "peer_memory"),
             StateReason("ok", "nvidia_peermem loaded"));
@@ -177,13 +177,22 @@ TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
   // The storage NIC reaches its nearest GPU through the host bridge.
   EXPECT_EQ(Check(s, "acs", "mlx5_8").second,
             "no PCIe switch between the device and its nearest GPU 0 (PHB)");
+  // ATS: enabled on mlx5_3 only, and not needed under passthrough.
+  EXPECT_EQ(Check(s, "ats", "mlx5_3"), StateReason("ok", "ATS enabled"));
+  EXPECT_EQ(
+      Check(s, "ats", "mlx5_0"),
+      StateReason("ok", "ATS off; not needed: identity domain (passthrough)"));
+  EXPECT_EQ(Check(s, "ats", "mlx5_9").first, "ok");
   // Without the opt-in, no configuration space is read.
   auto plain = On("dgx");
-  EXPECT_EQ(Check(ScrapeFlat(*plain), "acs", "mlx5_7").first, "");
+  const auto p = ScrapeFlat(*plain);
+  EXPECT_EQ(Check(p, "acs", "mlx5_7").first, "");
+  EXPECT_EQ(Check(p, "ats", "mlx5_3").first, "");
+  EXPECT_EQ(Check(p, "iommu", "mlx5_3").first, "ok");
 }
 
 TEST(GpuCollectorTest, SharedSwitchNotReady) {
-  auto c = On("shared", {}, /*acs=*/true);
+  auto c = On("shared", {}, /*pci_config=*/true);
   const auto s = ScrapeFlat(*c);
   EXPECT_EQ(
       Check(s, "peer_memory"),
@@ -197,6 +206,9 @@ TEST(GpuCollectorTest, SharedSwitchNotReady) {
   const auto acs = Check(s, "acs", "mlx5_1");
   EXPECT_EQ(acs.first, "unknown");
   EXPECT_NE(acs.second.find("CAP_SYS_ADMIN"), std::string::npos) << acs.second;
+  // ATS cannot be seen either: translation stays a failure.
+  EXPECT_EQ(Check(s, "ats", "mlx5_0").first, "unknown");
+  EXPECT_EQ(Check(s, "iommu", "mlx5_1").first, "failed");
 }
 
 TEST(GpuCollectorTest, AmdDmaBufWithoutIommu) {

@@ -63,6 +63,9 @@ TEST(GpuDirectTest, AcsCapabilityWalk) {
   EXPECT_TRUE(FindAcs(cfg)->redirects());
   put32(0x14c, 0x0051005f);  // source validation, upstream forwarding
   EXPECT_FALSE(FindAcs(cfg)->redirects());
+  EXPECT_EQ(FindExtCap(cfg, 0x000d), 0x148u);
+  EXPECT_EQ(FindExtCap(cfg, 0x0001), 0x100u);
+  EXPECT_FALSE(FindExtCap(cfg, 0x000f));
   // A capability pointing at itself ends the walk.
   put32(0x100, 0x0001 | (0x100u << 20));
   EXPECT_FALSE(FindAcs(cfg));
@@ -120,6 +123,28 @@ TEST_F(GpuDirectFsTest, IommuOnAnOldKernelFromTheCommandLine) {
   fs::remove(root_ / "proc/cmdline");
   EXPECT_EQ(CheckIommu(paths_, "mlx5_0", "0000:3b:00.0").state,
             CheckState::kUnknown);
+}
+
+TEST_F(GpuDirectFsTest, TranslationWithAts) {
+  Write("sys/bus/pci/devices/0000:3b:00.0/iommu_group/type", "DMA-FQ\n");
+  const auto base = CheckIommu(paths_, "mlx5_0", "0000:3b:00.0");
+  EXPECT_EQ(base.state, CheckState::kFailed);
+  EXPECT_EQ(base.reason, "DMA translation (iommu_group type DMA-FQ)");
+  // The function caches translations itself: peer traffic is not remapped
+  // on the way.
+  const auto with_ats = CheckIommu(paths_, "mlx5_0", "0000:3b:00.0", true);
+  EXPECT_EQ(with_ats.state, CheckState::kOk);
+  EXPECT_EQ(CheckIommu(paths_, "mlx5_0", "0000:3b:00.0", false).state,
+            CheckState::kFailed);
+  // The ats check: what ATS is worth under each IOMMU result.
+  EXPECT_EQ(CheckAts("mlx5_0", false, "", base).state, CheckState::kFailed);
+  EXPECT_EQ(CheckAts("mlx5_0", false, "", base).reason,
+            "ATS off under DMA translation (iommu_group type DMA-FQ)");
+  EXPECT_EQ(CheckAts("mlx5_0", true, "", base).state, CheckState::kOk);
+  EXPECT_EQ(CheckAts("mlx5_0", std::nullopt, "no config", base).state,
+            CheckState::kUnknown);
+  CheckResult unknown{"iommu", "mlx5_0", CheckState::kUnknown, "why"};
+  EXPECT_EQ(CheckAts("mlx5_0", false, "", unknown).state, CheckState::kUnknown);
 }
 
 TEST_F(GpuDirectFsTest, IommuUnitsButNoGroupIsUnknown) {
