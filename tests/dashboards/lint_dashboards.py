@@ -298,8 +298,9 @@ def read_pending(path):
 
 
 # Series of other exporters the rules join on purpose (rnic_gpu_rules.yaml:
-# dcgm-exporter's GPU activity); a name here is one the joins document.
-FOREIGN_METRICS = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE"}
+# dcgm-exporter's GPU activity, NCCL Inspector's bandwidth); a name here is
+# one the joins document.
+FOREIGN_METRICS = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "nccl_bus_bandwidth_gbs"}
 
 
 def name_matcher(doc_names, recorded):
