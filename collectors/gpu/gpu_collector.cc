@@ -9,10 +9,10 @@
 
 #include "collectors/common/log_once.h"
 #include "collectors/gpu/gpu_families.h"
-#include "collectors/gpu/gpudirect.h"
-#include "collectors/gpu/pci_tree.h"
-#include "collectors/gpu/topology.h"
+#include "collectors/host/gpu_topology.h"
+#include "collectors/host/gpudirect.h"
 #include "collectors/host/model_view.h"
+#include "collectors/host/pci_tree.h"
 
 namespace rnic {
 namespace {
@@ -164,9 +164,9 @@ CollectorSpec MakeGpuCollectorSpec() {
   CollectorSpec s;
   s.name = "gpu";
   s.help =
-      "GPUs from the PCI tree (no GPU library): each RDMA device's rail and "
-      "PCI relation to each GPU as nvidia-smi topo -m names it, with "
-      "dcgm-exporter's pci_bus_id and gpu; GPUDirect RDMA readiness checks.";
+      "GPUs from the PCI tree: each RDMA device's rail and nvidia-smi topo "
+      "relation to each GPU, with dcgm-exporter's labels; GPUDirect RDMA "
+      "readiness.";
   s.default_enabled = false;
   s.options = {
       StringOption("rails",

@@ -1,4 +1,4 @@
-#include "collectors/gpu/gpudirect.h"
+#include "collectors/host/gpudirect.h"
 
 #include <gtest/gtest.h>
 

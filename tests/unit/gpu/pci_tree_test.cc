@@ -1,8 +1,8 @@
-#include "collectors/gpu/pci_tree.h"
+#include "collectors/host/pci_tree.h"
 
 #include <gtest/gtest.h>
 
-#include "collectors/gpu/topology.h"
+#include "collectors/host/gpu_topology.h"
 
 namespace rnic::gpu {
 namespace {

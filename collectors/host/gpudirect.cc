@@ -1,4 +1,4 @@
-#include "collectors/gpu/gpudirect.h"
+#include "collectors/host/gpudirect.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

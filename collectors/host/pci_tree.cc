@@ -1,4 +1,4 @@
-#include "collectors/gpu/pci_tree.h"
+#include "collectors/host/pci_tree.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "collectors/gpu/topology.h"
+#include "collectors/host/gpu_topology.h"
 
 #include <algorithm>
 #include <set>

@@ -18,8 +18,8 @@
 #include <string_view>
 #include <vector>
 
-#include "collectors/gpu/pci_tree.h"
-#include "collectors/gpu/topology.h"
+#include "collectors/host/pci_tree.h"
+#include "collectors/host/gpu_topology.h"
 
 namespace rnic::gpu {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "collectors/common/result.h"
-#include "collectors/gpu/pci_tree.h"
+#include "collectors/host/pci_tree.h"
 
 namespace rnic::gpu {
 
