@@ -102,7 +102,7 @@ class GpuCollector final : public Collector {
     pair_labels_.clear();
     for (const gpu::Gpu& g : topo_.gpus) {
       gpu_labels_.push_back(LabelSet::Make(
-          {{"gpu", std::to_string(g.index)},
+          {{"gpu", g.index ? std::to_string(*g.index) : ""},
            {"pci_bus_id", g.bus_id},
            {"pci_address", g.fn.address},
            {"gpu_vendor", std::string(gpu::VendorName(g.vendor))},
@@ -114,7 +114,7 @@ class GpuCollector final : public Collector {
       pair_labels_.push_back(LabelSet::Make(
           {{"device", p.device},
            {"rail", rail == topo_.rails.end() ? "" : rail->second},
-           {"gpu", std::to_string(g.index)},
+           {"gpu", g.index ? std::to_string(*g.index) : ""},
            {"pci_bus_id", g.bus_id},
            {"gpu_vendor", std::string(gpu::VendorName(g.vendor))},
            {"relation", std::string(gpu::RelationName(p.relation))},

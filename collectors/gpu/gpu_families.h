@@ -13,7 +13,9 @@ inline constexpr FamilyDesc kGpuInfo{
     "A GPU on the host (a PCI display or 3D controller of NVIDIA, AMD or "
     "Intel), always 1. gpu: its position among this vendor's GPUs by PCI "
     "address (NVML's default numbering, dcgm-exporter's and NCCL "
-    "Inspector's gpu label); pci_bus_id: NVML's bus id as dcgm-exporter "
+    "Inspector's gpu label; \"\" for an NVIDIA GPU the nvidia driver is not "
+    "bound to, which NVML does not see); pci_bus_id: NVML's bus id as "
+    "dcgm-exporter "
     "prints it (\"00000000:3B:00.0\"); pci_address: as sysfs names it; "
     "numa_node: \"\" when the kernel does not know."};
 

@@ -11,7 +11,9 @@ std::vector<Gpu> FindGpus(const std::vector<PciFunction>& fns) {
   for (const PciFunction& f : fns) {
     const GpuVendor v = GpuVendorOf(f);
     if (v == GpuVendor::kNone) continue;
-    gpus.push_back(Gpu{f, v, next[v]++, NvmlBusId(f.address)});
+    std::optional<int> index;
+    if (v != GpuVendor::kNvidia || f.driver == "nvidia") index = next[v]++;
+    gpus.push_back(Gpu{f, v, index, NvmlBusId(f.address)});
   }
   return gpus;
 }

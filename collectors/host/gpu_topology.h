@@ -19,8 +19,10 @@ struct Gpu {
   GpuVendor vendor = GpuVendor::kNone;
   // Position among this vendor's GPUs ordered by PCI address: NVML's
   // default enumeration (CUDA_DEVICE_ORDER=PCI_BUS_ID, nvidia-smi, the
-  // `gpu` label of dcgm-exporter and NCCL Inspector).
-  int index = 0;
+  // `gpu` label of dcgm-exporter). NVML sees only the GPUs the nvidia
+  // driver is bound to, so an NVIDIA GPU bound to another (vfio-pci for a
+  // VM) or none is not numbered and does not count.
+  std::optional<int> index;
   std::string bus_id;  // NvmlBusId(fn.address)
 };
 

@@ -380,7 +380,8 @@ CheckResult CheckAts(const std::string& device, std::optional<bool> ats_enabled,
 
 CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
                      const PciFunction& nic, const Gpu& gpu) {
-  const std::string gpu_name = "GPU " + std::to_string(gpu.index);
+  const std::string gpu_name =
+      gpu.index ? "GPU " + std::to_string(*gpu.index) : "GPU " + gpu.bus_id;
   const Relation rel = Relate(nic, gpu.fn);
   if (rel >= Relation::kPhb) {
     return Check("acs", device, CheckState::kOk,

@@ -127,6 +127,14 @@ Result<PciFunction> ReadPciFunction(const std::string& sysfs,
   if (auto c = ReadSmallFile(dir + "/class"); c.ok()) {
     f.class_code = ParseHex(*c).value_or(0);
   }
+  const std::string drv = dir + "/driver";
+  const ssize_t dn = ::readlink(drv.c_str(), buf.data(), buf.size() - 1);
+  if (dn > 0) {
+    const std::string_view target(buf.data(), static_cast<std::size_t>(dn));
+    const auto slash = target.rfind('/');
+    f.driver = std::string(
+        slash == std::string_view::npos ? target : target.substr(slash + 1));
+  }
   if (auto numa = ReadSmallFile(dir + "/numa_node"); numa.ok()) {
     int v = -1;
     const auto [p, ec] =

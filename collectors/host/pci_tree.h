@@ -24,6 +24,7 @@ struct PciFunction {
   std::uint32_t vendor = 0;      // 0x10de
   std::uint32_t class_code = 0;  // 0x030200 (3D controller)
   std::optional<int> numa;       // numa_node; nullopt for -1 or unreadable
+  std::string driver;            // the bound driver ("nvidia"), "" if none
 };
 
 // How the path between two functions runs, closest first; the names are
@@ -44,7 +45,8 @@ enum class Relation { kPix = 0, kPxb, kPhb, kNode, kSys };
     std::string_view link_target, std::string_view address);
 
 // One function: <sysfs>/bus/pci/devices/<address>. Missing vendor or class
-// files leave 0; a missing link is an error.
+// files leave 0, a missing driver link ""; a missing device link is an
+// error.
 [[nodiscard]] Result<PciFunction> ReadPciFunction(const std::string& sysfs,
                                                   const std::string& address);
 

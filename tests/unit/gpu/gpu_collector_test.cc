@@ -108,9 +108,17 @@ TEST(GpuCollectorTest, OneSharedSwitch) {
   EXPECT_EQ(CountOf(s, "rnic_gpu_info"), 4);
   // A single-socket host: the kernel prints -1, the label is empty.
   EXPECT_EQ(ValueOf(s, "rnic_gpu_info",
-                    {{"gpu", "3"},
+                    {{"gpu", "2"},
                      {"pci_bus_id", "00000000:06:00.0"},
                      {"numa_node", ""}}),
+            1);
+  // The L40S bound to vfio-pci is not NVML's: no index, and the GPUs after
+  // it close ranks (0000:05:00.0 is GPU 1).
+  EXPECT_EQ(ValueOf(s, "rnic_gpu_info",
+                    {{"gpu", ""}, {"pci_bus_id", "00000000:04:00.0"}}),
+            1);
+  EXPECT_EQ(ValueOf(s, "rnic_gpu_info",
+                    {{"gpu", "1"}, {"pci_bus_id", "00000000:05:00.0"}}),
             1);
   EXPECT_EQ(CountOf(s, "rnic_gpu_topology_info"), 8);
   for (const auto& x : s) {

@@ -107,6 +107,28 @@ TEST(PciTreeTest, GpusByVendorAndClass) {
   EXPECT_EQ(GpuVendorOf(f), GpuVendor::kNone);
 }
 
+TEST(PciTreeTest, NvmlNumbersOnlyNvidiaBoundGpus) {
+  auto gpu = [](std::string addr, std::uint32_t vendor, std::string driver) {
+    PciFunction f;
+    f.address = std::move(addr);
+    f.vendor = vendor;
+    f.class_code = 0x030200;
+    f.driver = std::move(driver);
+    return f;
+  };
+  const auto gpus = FindGpus(
+      {gpu("0000:18:00.0", 0x10de, "nvidia"),
+       gpu("0000:2a:00.0", 0x10de, "vfio-pci"), gpu("0000:3a:00.0", 0x1002, ""),
+       gpu("0000:5d:00.0", 0x10de, ""), gpu("0000:9a:00.0", 0x10de, "nvidia")});
+  ASSERT_EQ(gpus.size(), 5u);
+  EXPECT_EQ(gpus[0].index, 0);
+  EXPECT_FALSE(gpus[1].index.has_value());  // passed to a VM
+  EXPECT_EQ(gpus[2].index, 0);              // AMD counts apart
+  EXPECT_FALSE(gpus[3].index.has_value());  // no driver bound
+  EXPECT_EQ(gpus[4].index, 1);
+  EXPECT_EQ(gpus[4].bus_id, "00000000:9A:00.0");
+}
+
 TEST(PciTreeTest, RailOrder) {
   auto r = ParseRailOrder("mlx5_0,mlx5_3,mlx5_4");
   ASSERT_TRUE(r.ok());
