@@ -119,7 +119,7 @@ export function health(): Dashboard {
     ],
     "percentunit",
   ));
-  lay.add(24, 8, timeseries(
+  lay.add(12, 8, timeseries(
     "Retransmits and CNPs of each GPU's rail",
     "Retransmit triggers and handled CNPs per second of the RDMA devices " +
       "nearest to each GPU.",
@@ -134,6 +134,18 @@ export function health(): Dashboard {
       ),
     ],
     "ops",
+  ));
+  lay.add(12, 8, timeseries(
+    "PFC paused time of each GPU's rail",
+    "Share of time the network paused the RDMA devices nearest to each GPU " +
+      "(received PFC, most paused priority; roce collector).",
+    [
+      target(
+        `node_gpu:rnic_nearest_pfc_rx_paused:ratio_rate5m{${SEL}}`,
+        "{{node}} GPU {{gpu}}",
+      ),
+    ],
+    "percentunit",
   ));
   return rnicDashboard(
     "rnic-health",
