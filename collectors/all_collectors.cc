@@ -3,6 +3,7 @@
 #include "collectors/collector_spec.h"
 #include "collectors/ethtool/ethtool_collector.h"
 #include "collectors/fabric/fabric_collector.h"
+#include "collectors/gpu/gpu_collector.h"
 #include "collectors/health/carrier_collector.h"
 #include "collectors/health/expect_collector.h"
 #include "collectors/health/pcie_collector.h"
@@ -37,6 +38,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeCarrierCollectorSpec(),
       MakeExpectCollectorSpec(),
       MakeEthtoolCollectorSpec(),
+      MakeGpuCollectorSpec(),
       // clang-format on
   };
   return kAll;

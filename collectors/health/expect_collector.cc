@@ -10,6 +10,8 @@
 #include "collectors/common/log_once.h"
 #include "collectors/common/small_file.h"
 #include "collectors/health/health_families.h"
+#include "collectors/host/gpu_topology.h"
+#include "collectors/host/gpudirect.h"
 #include "collectors/host/host_facts.h"
 #include "collectors/host/model_view.h"
 #include "collectors/host/sysfs_parse.h"
@@ -26,7 +28,7 @@ constexpr const FamilyDesc* kFamilies[] = {&fam::kExpectCheck};
 // Port-level checks have a port label; the others are per device.
 bool PerPort(CheckKind k) {
   return k != CheckKind::kActivePorts && k != CheckKind::kNumaLocalIrqs &&
-         k != CheckKind::kFirmware;
+         k != CheckKind::kFirmware && k != CheckKind::kGpuDirect;
 }
 // Checks of the port's netdev: Ethernet ports only.
 bool OfNetdev(CheckKind k) {
@@ -49,6 +51,7 @@ class ExpectCollector final : public Collector {
     dcb_.clear();
     const auto snap = model_.Get();
     if (node_cpus_gate_.Changed(*snap)) node_cpus_.Clear();
+    gpus_read_ = false;
     for (const auto& devp : snap->devices) {
       if (ctx.Expired()) break;
       const host::Device& dev = *devp;
@@ -116,9 +119,54 @@ class ExpectCollector final : public Collector {
         return NumaLocal(dev) == c.flag;
       case CheckKind::kFirmware:
         return dev.fw_ver == c.text;
+      case CheckKind::kGpuDirect: {
+        const auto f = GpuDirectFact(dev);
+        return f && *f == c.flag;  // unknown: neither value holds
+      }
       default:
         return false;
     }
+  }
+
+  // The host's GPUs, read once per scrape that asks (a listing of the PCI
+  // functions); nullptr when the tree cannot be read.
+  const std::vector<gpu::Gpu>* Gpus() {
+    if (!gpus_read_) {
+      gpus_read_ = true;
+      auto fns = gpu::ReadPciFunctions(src_.sysfs);
+      if (fns.ok()) {
+        gpus_ = gpu::FindGpus(*fns);
+      } else {
+        gpus_.reset();
+        Unknown("pcitree", fns.error());
+      }
+    }
+    return gpus_ ? &*gpus_ : nullptr;
+  }
+
+  // Whether the device can do GPUDirect RDMA; nullopt when a fact is
+  // unreadable (logged once with its reason).
+  std::optional<bool> GpuDirectFact(const host::Device& dev) {
+    if (dev.pci_address.empty()) return false;  // rxe, siw
+    const std::vector<gpu::Gpu>* gpus = Gpus();
+    if (gpus == nullptr) return std::nullopt;
+    if (gpus->empty()) return false;
+    const gpu::ReadinessPaths paths{src_.sysfs, src_.procfs};
+    bool unknown = false;
+    for (const gpu::CheckResult& r :
+         {gpu::CheckPeerMemory(paths, *gpus),
+          gpu::CheckIommu(paths, dev.name, dev.pci_address)}) {
+      if (r.state == gpu::CheckState::kFailed) return false;
+      if (r.state == gpu::CheckState::kUnknown) {
+        log_.Log(
+            spdlog::level::info, "gpudirect/" + r.check + "/" + dev.name,
+            "fact unreadable, check reads 0",
+            {{"device", dev.name}, {"check", r.check}, {"reason", r.reason}});
+        unknown = true;
+      }
+    }
+    if (unknown) return std::nullopt;
+    return true;
   }
 
   // nullopt when there is nothing to compare (no node, no IRQs known).
@@ -219,6 +267,8 @@ class ExpectCollector final : public Collector {
   host::ModelView model_;
   host::GenerationGate node_cpus_gate_;
   NodeCpuCache node_cpus_{src_.sysfs};
+  std::optional<std::vector<gpu::Gpu>> gpus_;
+  bool gpus_read_ = false;                                   // this scrape
   std::map<std::string, Result<DcbInfo>, std::less<>> dcb_;  // this scrape
   LogOnce log_{"expect"};
 };
@@ -238,7 +288,8 @@ CollectorSpec MakeExpectCollectorSpec() {
   s.help =
       "Configuration drift: compares every RDMA device with the expect "
       "section of --config.file (active port count, link layer, rate, netdev "
-      "MTU, PFC priorities, trust mode, RoCE ECN, NUMA-local IRQs, firmware) "
+      "MTU, PFC priorities, trust mode, RoCE ECN, NUMA-local IRQs, firmware, "
+      "GPUDirect RDMA) "
       "and exports 1 per check that holds, 0 per check that does not. "
       "Without an expect section it exports nothing.";
   s.default_enabled = true;

@@ -9,9 +9,9 @@ namespace rnic::expect {
 namespace {
 
 constexpr std::string_view kNames[] = {
-    "active_ports", "link_layer",      "rate_gbps",
-    "mtu",          "pfc_priorities",  "trust",
-    "ecn_priority", "numa_local_irqs", "firmware",
+    "active_ports",   "link_layer", "rate_gbps",    "mtu",
+    "pfc_priorities", "trust",      "ecn_priority", "numa_local_irqs",
+    "firmware",       "gpudirect",
 };
 
 // A YAML scalar as an integer in [lo, hi]; the error is the reason alone
@@ -74,6 +74,7 @@ Result<Check> ParseCheck(CheckKind kind, const YAML::Node& n) {
       c.text = c.expected = n.Scalar();
       return c;
     case CheckKind::kNumaLocalIrqs:
+    case CheckKind::kGpuDirect:
       if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
         return Error{"must be true or false"};
       }
@@ -108,6 +109,7 @@ constexpr CheckDoc kDocs[] = {
     {"int", "0..7", "RoCE ECN (np and rp) enabled on this priority"},
     {"bool", "", "no IRQ of the device allowed off its NUMA node"},
     {"string", "", "firmware version"},
+    {"bool", "", "GPUDirect RDMA possible (gpu collector's checks)"},
 };
 static_assert(std::size(kDocs) == std::size(kNames));
 

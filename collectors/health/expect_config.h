@@ -13,6 +13,7 @@
 //       ecn_priority: 3
 //       numa_local_irqs: true
 //       firmware: 28.39.1002
+//       gpudirect: true         # a GPU and a GPUDirect RDMA path to it
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -38,6 +39,7 @@ enum class CheckKind {
   kEcnPriority,
   kNumaLocalIrqs,
   kFirmware,
+  kGpuDirect,
 };
 
 // The config key, which is also the `check` label value.
@@ -49,7 +51,7 @@ struct Check {
   double number = 0;     // active_ports, rate_gbps, mtu, ecn_priority
   std::string text;      // link_layer, trust, firmware
   std::uint8_t pfc_mask = 0;  // bit p = priority p
-  bool flag = false;          // numa_local_irqs
+  bool flag = false;          // numa_local_irqs, gpudirect
 };
 
 struct Entry {

@@ -58,7 +58,8 @@ inline constexpr FamilyDesc kExpectCheck{
     "1 if the device (or port) matches the expected configuration of the "
     "config file's expect section for this check, 0 if not or if the fact "
     "cannot be read. check: active_ports, link_layer, rate_gbps, mtu, "
-    "pfc_priorities, trust, ecn_priority, numa_local_irqs, firmware; "
+    "pfc_priorities, trust, ecn_priority, numa_local_irqs, firmware, "
+    "gpudirect; "
     "expected: the configured value. Device-level checks have no port."};
 
 }  // namespace rnic::families

@@ -61,6 +61,16 @@ std::string ContainerIdOf(std::string_view seg) {
   return IsContainerId(seg) ? std::string(seg) : std::string();
 }
 
+// "job_1234" -> "1234"; "" for anything else.
+std::string SlurmJobOf(std::string_view seg) {
+  if (!seg.starts_with("job_") || seg.size() == 4) return {};
+  seg.remove_prefix(4);
+  for (char c : seg) {
+    if (c < '0' || c > '9') return {};
+  }
+  return std::string(seg);
+}
+
 }  // namespace
 
 ContainerRef ParseCgroupPath(std::string_view path) {
@@ -74,10 +84,15 @@ ContainerRef ParseCgroupPath(std::string_view path) {
   }
   ContainerRef ref;
   bool kubepods = false;
+  bool slurm = false;
   for (std::string_view seg : segs) {
     if (seg.find("kubepods") != std::string_view::npos) kubepods = true;
     // Only below a kubepods cgroup is "pod<uid>" kubelet's pod.
     if (kubepods && ref.pod_uid.empty()) ref.pod_uid = PodUidOf(seg);
+    // Only below slurmstepd's cgroup ("slurmstepd.scope", v1 "slurm") is
+    // "job_<id>" a Slurm job.
+    if (slurm && ref.slurm_job_id.empty()) ref.slurm_job_id = SlurmJobOf(seg);
+    if (seg.find("slurm") != std::string_view::npos) slurm = true;
   }
   // The container is the deepest segment that names one (a process may sit
   // in a sub-cgroup of its container's scope, as systemd inside one does).

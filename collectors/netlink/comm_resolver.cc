@@ -69,12 +69,15 @@ const ContainerRef& CommResolver::ContainerOfPid(std::uint32_t pid) {
     auto text = ReadSmallFile(procfs_ + "/" + std::to_string(ProcessOf(pid)) +
                               "/cgroup");
     it->second = ParseCgroupFile(text.ok() ? *text : std::string());
+    if (!containers_) it->second.pod_uid.clear();
+    if (!containers_) it->second.container_id.clear();
+    if (!slurm_) it->second.slurm_job_id.clear();
   }
   return it->second;
 }
 
 const std::string& CommResolver::Group(const Owner& owner) {
-  if (!containers_ || !owner.pid) return Resolve(owner);
+  if ((!containers_ && !slurm_) || !owner.pid) return Resolve(owner);
   auto [it, inserted] = groups_.try_emplace(*owner.pid);
   if (inserted) {
     it->second =
@@ -85,17 +88,22 @@ const std::string& CommResolver::Group(const Owner& owner) {
 
 std::string MakeGroupKey(const std::string& comm, const ContainerRef& ref) {
   if (ref.empty()) return comm;
-  return comm + '\x1f' + ref.pod_uid + '\x1f' + ref.container_id;
+  return comm + '\x1f' + ref.pod_uid + '\x1f' + ref.container_id + '\x1f' +
+         ref.slurm_job_id;
 }
 
 GroupLabels SplitGroupKey(const std::string& key) {
-  // From the end: pod UIDs and container IDs never hold the separator, a
-  // comm (any bytes a process names itself) might.
-  const auto b = key.rfind('\x1f');
+  // From the end: pod UIDs, container IDs and job ids never hold the
+  // separator, a comm (any bytes a process names itself) might.
+  const auto c = key.rfind('\x1f');
+  if (c == std::string::npos || c == 0) return {key, {}};
+  const auto b = key.rfind('\x1f', c - 1);
   if (b == std::string::npos || b == 0) return {key, {}};
   const auto a = key.rfind('\x1f', b - 1);
   if (a == std::string::npos) return {key, {}};
-  return {key.substr(0, a), {key.substr(a + 1, b - a - 1), key.substr(b + 1)}};
+  return {key.substr(0, a),
+          {key.substr(a + 1, b - a - 1), key.substr(b + 1, c - b - 1),
+           key.substr(c + 1)}};
 }
 
 const std::string& CommResolver::Resolve(const Owner& owner) {

@@ -8,7 +8,8 @@
 // An id outside our namespace or gone since reads as "[unknown]".
 //
 // With containers on, the group an object is counted under is also the
-// process's pod and container (from <procfs>/<tgid>/cgroup, cgroup_parse.h).
+// process's pod and container, with slurm on its Slurm job (both from
+// <procfs>/<tgid>/cgroup, cgroup_parse.h).
 #pragma once
 
 #include <cstdint>
@@ -23,14 +24,17 @@ namespace rnic::nl {
 
 class CommResolver {
  public:
-  explicit CommResolver(std::string procfs, bool containers = false)
-      : procfs_(std::move(procfs)), containers_(containers) {}
+  explicit CommResolver(std::string procfs, bool containers = false,
+                        bool slurm = false)
+      : procfs_(std::move(procfs)), containers_(containers), slurm_(slurm) {}
   [[nodiscard]] const std::string& Resolve(const Owner& owner);
   // The key an owner's objects are counted under: Resolve(owner), and with
-  // containers on, MakeGroupKey() of it and the process's pod and container.
+  // containers or slurm on, MakeGroupKey() of it and the process's pod and
+  // container, Slurm job (what is on; the rest left empty).
   [[nodiscard]] const std::string& Group(const Owner& owner);
-  // The pod and container of a thread's process, cached per scrape; empty
-  // when the process is in none or procfs does not say.
+  // The pod and container (with containers on) and Slurm job (with slurm
+  // on) of a thread's process, cached per scrape; empty when the process is
+  // in none or procfs does not say.
   [[nodiscard]] const ContainerRef& ContainerOfPid(std::uint32_t pid);
   [[nodiscard]] const std::string& CommOfPid(std::uint32_t pid);
   // The process (thread group) of a thread id, if procfs says.
@@ -52,13 +56,15 @@ class CommResolver {
   std::unordered_map<std::string, std::string> by_kern_;
   std::unordered_map<std::uint32_t, std::uint32_t> tgid_;
   bool containers_ = false;
+  bool slurm_ = false;
   std::unordered_map<std::uint32_t, ContainerRef> containers_by_pid_;
   std::unordered_map<std::uint32_t, std::string> groups_;
 };
 
-// A group key: the comm alone when the process is in no container, else
-// comm, pod UID and container ID joined by '\x1f'. SplitGroupKey() splits
-// from the end, so a comm holding the separator still splits right.
+// A group key: the comm alone when the process is in no container or job,
+// else comm, pod UID, container ID and Slurm job id joined by '\x1f'.
+// SplitGroupKey() splits from the end, so a comm holding the separator still
+// splits right.
 [[nodiscard]] std::string MakeGroupKey(const std::string& comm,
                                        const ContainerRef& ref);
 struct GroupLabels {

@@ -18,17 +18,18 @@ inline constexpr FamilyDesc kOptionalCounterInfo{
     "optional-counters NAME`"};
 inline constexpr FamilyDesc kBoundQps{
     "rnic_qp_counter_bound_qps", MetricType::Gauge,
-    "device,port,comm,pid,pod_uid,container_id",
+    "device,port,comm,pid,pod_uid,container_id,slurm_job_id",
     "QPs bound to a counter (rdma statistic qp auto/manual mode), by process"};
 // One family per counter name, named at run time (QpCounterFamily()).
 inline constexpr FamilyDesc kQpCounter{
     "rnic_qp_counter_<counter>_total", MetricType::Counter,
-    "device,port,comm,pid,pod_uid,container_id",
+    "device,port,comm,pid,pod_uid,container_id,slurm_job_id",
     "Sum of <counter> over the counters bound to a process's QPs; already "
     "included in rnic_hw_<counter>_total (never add the two); resets when the "
     "QPs go away. A pid label (the process id) is added with "
     "--collector.netlink_stat.qp-counters-by-pid, pod_uid and container_id "
-    "with --collector.netlink_stat.qp-counters-pod-labels"};
+    "with --collector.netlink_stat.qp-counters-pod-labels, slurm_job_id with "
+    "--collector.netlink_stat.qp-counters-slurm-labels"};
 
 // netlink_resource
 inline constexpr FamilyDesc kResourceObjects{
@@ -41,8 +42,11 @@ inline constexpr FamilyDesc kResourceQps{
     "QPs by port, type and state (RDMA_NLDEV_CMD_RES_QP_GET; port \"0\": not "
     "bound to a port yet)"};
 // Per-process groups; pod_uid and container_id only with
-// --collector.netlink_resource.pod-labels and a process in a container.
-inline constexpr char kCommLabels[] = "device,comm,pod_uid,container_id";
+// --collector.netlink_resource.pod-labels and a process in a container,
+// slurm_job_id only with --collector.netlink_resource.slurm-labels and a
+// process in a Slurm job.
+inline constexpr char kCommLabels[] =
+    "device,comm,pod_uid,container_id,slurm_job_id";
 inline constexpr FamilyDesc kCommQps{"rnic_resource_comm_qps",
                                      MetricType::Gauge, kCommLabels,
                                      "QPs held by a process"};

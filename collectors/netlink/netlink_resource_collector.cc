@@ -37,7 +37,7 @@ NetlinkResourceCollector::NetlinkResourceCollector(TransportOpener opener,
                                                    Options options)
     : opener_(std::move(opener)),
       options_(std::move(options)),
-      comms_(options_.procfs, options_.pod_labels) {}
+      comms_(options_.procfs, options_.pod_labels, options_.slurm_labels) {}
 
 Status NetlinkResourceCollector::Collect(const ScrapeContext& ctx,
                                          MetricSet& out) {
@@ -107,6 +107,12 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
                  "/proc/<pid>/cgroup. max-comms then caps (comm, pod, "
                  "container) groups",
                  false),
+      BoolOption("slurm-labels",
+                 "Group the per-process resource series by Slurm job too: "
+                 "slurm_job_id (joins NCCL Inspector's) from the process's "
+                 "slurmstepd cgroup (v1 or v2). max-comms then caps (comm, "
+                 "job) groups",
+                 false),
   };
   namespace fam = nl::families;
   spec.families = {&fam::kResourceObjects, &fam::kResourceQps,
@@ -120,6 +126,7 @@ CollectorSpec MakeNetlinkResourceCollectorSpec() {
     o.max_comms = static_cast<std::size_t>(args.Int("max-comms"));
     o.procfs = args.paths.procfs;
     o.pod_labels = args.Bool("pod-labels");
+    o.slurm_labels = args.Bool("slurm-labels");
     return std::unique_ptr<Collector>(
         std::make_unique<nl::NetlinkResourceCollector>(nl::KernelOpener(), o));
   };

@@ -26,6 +26,8 @@ class NetlinkResourceCollector final : public Collector {
     std::string procfs = "/proc";
     // Group by pod and container too (pod_uid, container_id labels).
     bool pod_labels = false;
+    // Group by Slurm job too (slurm_job_id label).
+    bool slurm_labels = false;
   };
   NetlinkResourceCollector(TransportOpener opener, Options options);
   [[nodiscard]] Status Collect(const ScrapeContext& ctx,

@@ -36,7 +36,8 @@ NetlinkStatCollector::NetlinkStatCollector(
     : opener_(std::move(opener)),
       options_(std::move(options)),
       model_(std::move(model), OwnModelOptions()),
-      comms_(options_.procfs, options_.qp_counters_pod_labels) {}
+      comms_(options_.procfs, options_.qp_counters_pod_labels,
+             options_.qp_counters_slurm_labels) {}
 
 host::HostModel::Options NetlinkStatCollector::OwnModelOptions() {
   // No sysfs tree: the model is what RDMA netlink reports, through this
@@ -292,7 +293,8 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
   std::map<std::pair<std::string, std::string>, Agg> by_owner;
   Status st =
       src.BoundCounters(dev.index, pc.port, [&](const BoundCounter& bc) {
-        // The comm, and with pod labels on its pod and container too.
+        // The comm, and with pod or Slurm labels on its pod and container,
+        // job too.
         const std::string& comm = comms_.Group(bc.owner);
         std::string pid;
         if (options_.qp_counters_by_pid && bc.owner.pid) {
@@ -324,6 +326,9 @@ void NetlinkStatCollector::CollectBound(RdmaNetlinkSource& src,
     }
     if (!g.container.container_id.empty()) {
       labels = labels->With({{"container_id", g.container.container_id}});
+    }
+    if (!g.container.slurm_job_id.empty()) {
+      labels = labels->With({{"slurm_job_id", g.container.slurm_job_id}});
     }
     out.Add(families::kBoundQps, labels, static_cast<double>(a.qps));
     for (const auto& [name, sum] : a.sums) {
@@ -365,6 +370,10 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
                  "labels to the QP-bound counter series of processes in a "
                  "container, from /proc/<pid>/cgroup",
                  false),
+      BoolOption("qp-counters-slurm-labels",
+                 "Add slurm_job_id (joins NCCL Inspector's) to the QP-bound "
+                 "counter series of processes in a Slurm job's cgroup",
+                 false),
   };
   spec.families = {&rnic::families::kPortState,
                    &rnic::families::kPortPhysicalState,
@@ -379,6 +388,7 @@ CollectorSpec MakeNetlinkStatCollectorSpec() {
     o.qp_counters = args.Bool("qp-counters");
     o.qp_counters_by_pid = args.Bool("qp-counters-by-pid");
     o.qp_counters_pod_labels = args.Bool("qp-counters-pod-labels");
+    o.qp_counters_slurm_labels = args.Bool("qp-counters-slurm-labels");
     o.procfs = args.paths.procfs;
     auto c = std::make_unique<nl::NetlinkStatCollector>(
         nl::KernelOpener(), o, args.shared ? args.shared->host : nullptr);

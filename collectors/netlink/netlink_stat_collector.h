@@ -48,6 +48,8 @@ class NetlinkStatCollector final : public Collector {
     bool qp_counters_by_pid = false;  // add a pid label (opt-in cardinality)
     // Add pod_uid and container_id labels (the owner's cgroup).
     bool qp_counters_pod_labels = false;
+    // Add a slurm_job_id label (the owner's slurmstepd cgroup).
+    bool qp_counters_slurm_labels = false;
     std::string procfs = "/proc";
   };
   // What the first dumps showed (for SharedFacts).

@@ -104,16 +104,20 @@ void ResourceAggregator::Emit(MetricSet& out, std::size_t max_comms,
       folded[keep.contains(comm) ? comm : std::string(kOtherComm)].Merge(t);
     }
     for (const auto& [comm, t] : folded) {
-      // A group in a container (pod attribution on) also names its pod and
-      // container; host processes and "[other]" carry the comm alone.
+      // A group in a container or Slurm job (attribution on) also names
+      // its pod and container, job; host processes and "[other]" carry the
+      // comm alone.
       const GroupLabels g = SplitGroupKey(comm);
-      LabelPair pairs[4] = {{"device", dev}, {"comm", g.comm}};
+      LabelPair pairs[5] = {{"device", dev}, {"comm", g.comm}};
       std::size_t n = 2;
       if (!g.container.pod_uid.empty()) {
         pairs[n++] = {"pod_uid", g.container.pod_uid};
       }
       if (!g.container.container_id.empty()) {
         pairs[n++] = {"container_id", g.container.container_id};
+      }
+      if (!g.container.slurm_job_id.empty()) {
+        pairs[n++] = {"slurm_job_id", g.container.slurm_job_id};
       }
       const LabelSetPtr& l = labels.Get(std::span<const LabelPair>(pairs, n));
       out.Add(families::kCommQps, l, static_cast<double>(t.qps));

@@ -74,6 +74,17 @@ for p in files(os.path.join(FIX, "health", "sys"), max_size=2048):
 add("fuzz_health_parse", read(os.path.join(FIX, "merged", "proc", "213", "cgroup")))
 add("fuzz_health_parse", b"4:memory:/kubepods/burstable/pod2c48913c-b29f-11e7-9350-020968147796/"
     + b"a" * 64 + b"\n0::/\n")
+add("fuzz_health_parse",
+    b"0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n")
+add("fuzz_health_parse", b"9:memory:/slurm/uid_1000/job_77/step_0/task_0\n")
+# The GPU trees: configuration space (binary), kernel releases, and the
+# bus/pci/devices link targets ParseAncestors splits.
+for host in ("dgx", "shared", "amd"):
+    for p in files(os.path.join(FIX, "gpu", host), max_size=4096):
+        add("fuzz_health_parse", read(p))
+    devices = os.path.join(FIX, "gpu", host, "sys", "bus", "pci", "devices")
+    for name in sorted(os.listdir(devices))[:8]:
+        add("fuzz_health_parse", os.readlink(os.path.join(devices, name)).encode())
 
 # range lists: cpulist/cpumask files and the ranges of PMU format files.
 for p in files(FIX, max_size=512):

@@ -273,6 +273,9 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
     ethtool_collector = c.get();
     add("ethtool", std::move(c));
   }
+  // An A100 on a root port of mlx5_0's host bridge; no peer-memory module
+  // directory in the tree (unknown), no IOMMU.
+  add("gpu", FromFactory("gpu", paths, shared, ""));
   if (HasFatalFailure()) return;
 
   {

@@ -205,5 +205,60 @@ TEST(ExpectCollectorTest, NoSectionNoSeries) {
   EXPECT_TRUE(ScrapeFlat(*c).empty());
 }
 
+// gpudirect on the gpu collector's fixture hosts (tests/fixtures/gpu).
+std::unique_ptr<Collector> OnGpuHost(const std::string& host,
+                                     const std::string& yaml) {
+  auto entries = Parse(yaml);
+  EXPECT_TRUE(entries.ok()) << entries.error().message;
+  ExpectSources src;
+  src.sysfs = std::string(RNIC_FIXTURES_DIR "/gpu/") + host + "/sys";
+  src.procfs = std::string(RNIC_FIXTURES_DIR "/gpu/") + host + "/proc";
+  src.dcb = MakeFixtureDcbSource(kRoot + "/dcb");
+  return MakeExpectCollector(std::move(src), std::move(entries).value());
+}
+
+TEST(ExpectCollectorTest, GpuDirect) {
+  const std::string yaml = "- {device: ^mlx5_, gpudirect: true}\n";
+  const std::map<std::string, std::string> check = {
+      {"device", "mlx5_0"}, {"check", "gpudirect"}, {"expected", "true"}};
+  // nvidia_peermem live, passthrough IOMMU.
+  std::vector<prometheus::MetricFamily> fams;
+  auto dgx = OnGpuHost("dgx", yaml);
+  const auto s = ScrapeFlat(*dgx, &fams);
+  testing::ExpectDeclared(MakeExpectCollectorSpec(), fams);
+  EXPECT_EQ(ValueOf(s, "rnic_expect_check_ok", check), 1);
+  EXPECT_EQ(testing::CountOf(s, "rnic_expect_check_ok"), 10);
+  // No peer-memory path, DMA translation.
+  auto shared = OnGpuHost("shared", yaml);
+  EXPECT_EQ(ValueOf(ScrapeFlat(*shared), "rnic_expect_check_ok", check), 0);
+  // No GPU at all: a NIC meant for GPUDirect cannot do it.
+  auto nogpu = OnGpuHost("nogpu", yaml);
+  EXPECT_EQ(ValueOf(ScrapeFlat(*nogpu), "rnic_expect_check_ok", check), 0);
+  // DMA-BUF through amdgpu, no IOMMU.
+  auto amd = OnGpuHost("amd", yaml);
+  EXPECT_EQ(ValueOf(ScrapeFlat(*amd), "rnic_expect_check_ok", check), 1);
+  // gpudirect: false holds where it is not possible.
+  auto expect_not =
+      OnGpuHost("nogpu", "- {device: ^mlx5_, gpudirect: false}\n");
+  EXPECT_EQ(ValueOf(ScrapeFlat(*expect_not), "rnic_expect_check_ok",
+                    {{"device", "mlx5_1"}, {"expected", "false"}}),
+            1);
+}
+
+TEST(ExpectCollectorTest, GpuDirectUnknownReadsZero) {
+  // The AMD host with a procfs that has no kernel release: whether DMA-BUF
+  // works cannot be told, so neither true nor false holds.
+  auto entries = Parse("- {device: ^mlx5_0$, gpudirect: false}\n");
+  ASSERT_TRUE(entries.ok());
+  ExpectSources src;
+  src.sysfs = RNIC_FIXTURES_DIR "/gpu/amd/sys";
+  src.procfs = RNIC_FIXTURES_DIR "/gpu/nogpu/proc";  // no osrelease
+  src.dcb = MakeFixtureDcbSource(kRoot + "/dcb");
+  auto c = MakeExpectCollector(std::move(src), std::move(entries).value());
+  EXPECT_EQ(ValueOf(ScrapeFlat(*c), "rnic_expect_check_ok",
+                    {{"device", "mlx5_0"}, {"check", "gpudirect"}}),
+            0);
+}
+
 }  // namespace
 }  // namespace rnic

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "collectors/netlink/comm_resolver.h"
+
 namespace rnic::nl {
 namespace {
 
@@ -100,6 +102,76 @@ TEST(CgroupParseTest, FileCgroupV1AndHybrid) {
   // Hybrid: the v2 line names nothing, the v1 lines do.
   EXPECT_EQ(ParseCgroupFile(v1 + "0::/\n"), Pod());
   EXPECT_TRUE(ParseCgroupFile("garbage\n\n3:\n").empty());
+}
+
+ContainerRef Job(const std::string& id) { return ContainerRef{"", "", id}; }
+
+TEST(CgroupParseTest, SlurmCgroupV2) {
+  // cgroup/v2 plugin: slurmstepd's scope, then job, step, user/task.
+  EXPECT_EQ(ParseCgroupPath("/system.slice/slurmstepd.scope/job_1234/step_0/"
+                            "user/task_0"),
+            Job("1234"));
+  EXPECT_EQ(ParseCgroupPath("/system.slice/slurmstepd.scope/job_88213/"
+                            "step_batch/user/task_0"),
+            Job("88213"));
+  EXPECT_EQ(ParseCgroupPath("/system.slice/slurmstepd.scope/job_88213/"
+                            "step_extern/user/task_special"),
+            Job("88213"));
+  // Several slurmd on one host: the scope carries the node name.
+  EXPECT_EQ(ParseCgroupPath("/system.slice/gpu-node-07_slurmstepd.scope/"
+                            "job_51/step_interactive/user/task_0"),
+            Job("51"));
+  // slurmstepd itself, outside any job.
+  EXPECT_TRUE(ParseCgroupPath("/system.slice/slurmstepd.scope/system").empty());
+  EXPECT_TRUE(ParseCgroupPath("/system.slice/slurmd.service").empty());
+  EXPECT_EQ(ParseCgroupFile("0::/system.slice/slurmstepd.scope/job_1234/"
+                            "step_0/user/task_1\n"),
+            Job("1234"));
+}
+
+TEST(CgroupParseTest, SlurmCgroupV1) {
+  EXPECT_EQ(ParseCgroupPath("/slurm/uid_1000/job_1234/step_0/task_0"),
+            Job("1234"));
+  EXPECT_EQ(ParseCgroupPath("/slurm_gpu-node-07/uid_1000/job_9/step_batch"),
+            Job("9"));
+  // A v1 hierarchy per controller; the job is the same in each.
+  const std::string v1 =
+      "12:devices:/slurm/uid_1000/job_1234/step_0/task_0\n"
+      "9:memory:/slurm/uid_1000/job_1234/step_0/task_0\n"
+      "4:cpuset:/slurm/uid_1000/job_1234/step_0\n"
+      "1:name=systemd:/system.slice/slurmd.service\n"
+      "0::/system.slice/slurmd.service\n";
+  EXPECT_EQ(ParseCgroupFile(v1), Job("1234"));
+}
+
+TEST(CgroupParseTest, SlurmLookalikes) {
+  // "job_<id>" outside a slurm cgroup, or not all digits, is no job.
+  EXPECT_TRUE(ParseCgroupPath("/user.slice/job_1234/step_0").empty());
+  EXPECT_TRUE(ParseCgroupPath("/slurm/uid_1000/job_12a/step_0").empty());
+  EXPECT_TRUE(ParseCgroupPath("/slurm/uid_1000/job_/step_0").empty());
+  EXPECT_TRUE(ParseCgroupPath("/slurm/uid_1000").empty());
+  // A container started inside a job keeps both.
+  EXPECT_EQ(ParseCgroupPath("/system.slice/slurmstepd.scope/job_7/step_0/"
+                            "user/docker-" +
+                            kId + ".scope"),
+            (ContainerRef{"", kId, "7"}));
+}
+
+TEST(CgroupParseTest, GroupKeysRoundTrip) {
+  const ContainerRef both{kUid, kId, "4242"};
+  for (const std::string comm : {"nccl",
+                                 "a\x1f"
+                                 "b",
+                                 ""}) {
+    const GroupLabels g = SplitGroupKey(MakeGroupKey(comm, both));
+    EXPECT_EQ(g.comm, comm);
+    EXPECT_EQ(g.container, both);
+  }
+  EXPECT_EQ(MakeGroupKey("nccl", {}), "nccl");
+  EXPECT_EQ(SplitGroupKey("nccl").container, ContainerRef{});
+  const GroupLabels job = SplitGroupKey(MakeGroupKey("python", Job("77")));
+  EXPECT_EQ(job.comm, "python");
+  EXPECT_EQ(job.container, Job("77"));
 }
 
 }  // namespace

@@ -369,6 +369,39 @@ TEST(NetlinkBound, PodLabelsAreOptIn) {
   std::filesystem::remove(proc + "/101/cgroup");
 }
 
+TEST(NetlinkBound, SlurmJobLabelIsOptIn) {
+  auto t = Mlx5Kernel();
+  t->Set("STAT_GET_dev2_port1", Mlx5Stats(1000, 1));
+  t->Set("STAT_GET_dump_dev2_port1_res19", BoundCounters());
+  const std::string proc = ProcWithComms();
+  // Process 100 a rank of job 4242 (cgroup v2), 101 of job 77 (cgroup v1).
+  std::ofstream(proc + "/100/cgroup")
+      << "0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n";
+  std::ofstream(proc + "/101/cgroup")
+      << "9:memory:/slurm/uid_1000/job_77/step_0/task_0\n";
+  NetlinkStatCollector c(OpenerOf(t),
+                         {.qp_counters_slurm_labels = true, .procfs = proc});
+  MetricSet m;
+  ASSERT_TRUE(c.Collect(Ctx(), m).ok());
+  // Thread 102's counter belongs to process 100's job.
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
+                   {{"comm", "nccl"}, {"slurm_job_id", "4242"}}),
+            45);
+  EXPECT_EQ(Sample(m, "rnic_qp_counter_out_of_buffer_total",
+                   {{"comm", "nccl"}, {"slurm_job_id", "77"}}),
+            7);
+  EXPECT_EQ(LabelValues(m, "slurm_job_id").size(), 2u);
+  EXPECT_TRUE(LabelValues(m, "pod_uid").empty());
+  rnic::testing::ExpectDeclared(MakeNetlinkStatCollectorSpec(), m.families());
+  // Without the option the same processes carry no job.
+  NetlinkStatCollector plain(OpenerOf(t), {.procfs = proc});
+  MetricSet p;
+  ASSERT_TRUE(plain.Collect(Ctx(), p).ok());
+  EXPECT_TRUE(LabelValues(p, "slurm_job_id").empty());
+  std::filesystem::remove(proc + "/100/cgroup");
+  std::filesystem::remove(proc + "/101/cgroup");
+}
+
 TEST(NetlinkBound, PidLabelIsOptIn) {
   auto t = Mlx5Kernel();
   t->Set("STAT_GET_dev2_port1", Mlx5Stats(1000, 1));

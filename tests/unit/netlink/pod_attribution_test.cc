@@ -110,13 +110,19 @@ class PodAttributionTest : public ::testing::Test {
     if (!cgroup.empty()) std::ofstream(dir + "/cgroup") << cgroup;
   }
 
-  MetricSet Scrape(bool pod_labels, std::size_t max_comms) {
-    auto t = CqKernel({1000, 1001, 1001, 1002, 1003}, 1);
+  MetricSet Scrape(bool pod_labels, std::size_t max_comms,
+                   bool slurm_labels = false,
+                   const std::vector<std::uint32_t>& pids = {1000, 1001, 1001,
+                                                             1002, 1003}) {
+    auto t = CqKernel(pids, 1);
     NetlinkResourceCollector c(
         [t]() -> Result<std::shared_ptr<NetlinkTransport>> {
           return std::shared_ptr<NetlinkTransport>(t);
         },
-        {.max_comms = max_comms, .procfs = proc_, .pod_labels = pod_labels});
+        {.max_comms = max_comms,
+         .procfs = proc_,
+         .pod_labels = pod_labels,
+         .slurm_labels = slurm_labels});
     MetricSet m;
     EXPECT_TRUE(c.Collect(Ctx(), m).ok());
     return m;
@@ -171,6 +177,47 @@ TEST_F(PodAttributionTest, CapCountsGroupsNotCommands) {
   EXPECT_EQ(SeriesOf(m, "rnic_resource_cqs"), 3u);
   EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"pod_uid", kUidA}}), 3);
   EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "[other]"}}), 2);
+}
+
+// Slurm jobs: two ranks of job 4242 (cgroup v2, slurmstepd.scope), one of
+// job 77 on a cgroup v1 host, beside pod A's process.
+TEST_F(PodAttributionTest, SlurmJobsWithSlurmLabels) {
+  Process(2000, 2000, "python",
+          "0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_0\n");
+  Process(2001, 2001, "python",
+          "0::/system.slice/slurmstepd.scope/job_4242/step_0/user/task_1\n");
+  Process(2002, 2002, "python",
+          "9:memory:/slurm/uid_1000/job_77/step_0/task_0\n"
+          "1:name=systemd:/system.slice/slurmd.service\n");
+  const std::vector<std::uint32_t> pids = {1000, 2000, 2001, 2002, 1003};
+  MetricSet m = Scrape(false, 0, true, pids);
+  rnic::testing::ExpectDeclared(MakeNetlinkResourceCollectorSpec(),
+                                m.families());
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs",
+                   {{"comm", "python"}, {"slurm_job_id", "4242"}}),
+            2);
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs",
+                   {{"comm", "python"}, {"slurm_job_id", "77"}}),
+            1);
+  // Pod labels off: pod A's process is "nccl" alone, no pod_uid.
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "nccl"}}), 1);
+  for (const auto& f : m.families()) {
+    for (const auto& s : f.metric) {
+      EXPECT_TRUE(LabelValue(s, "pod_uid").empty()) << f.name;
+      if (LabelValue(s, "comm") != "python") {
+        EXPECT_TRUE(LabelValue(s, "slurm_job_id").empty()) << f.name;
+      }
+    }
+  }
+  // Both on: each process carries what it is in.
+  m = Scrape(true, 0, true, pids);
+  EXPECT_EQ(
+      Sample(m, "rnic_resource_cqs", {{"comm", "nccl"}, {"pod_uid", kUidA}}),
+      1);
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"slurm_job_id", "4242"}}), 2);
+  // Off (the default): jobs do not split the comm.
+  m = Scrape(false, 0, false, pids);
+  EXPECT_EQ(Sample(m, "rnic_resource_cqs", {{"comm", "python"}}), 3);
 }
 
 }  // namespace
