@@ -49,6 +49,7 @@ MeshSchedule::MeshSchedule(const std::vector<MeshMember>& members,
   const long n = static_cast<long>(index_.size());
   const long peers = bounds.max_peers;
   const long k = std::max(1, bounds.representatives);
+  representatives_ = static_cast<std::uint64_t>(k);
   full_ = peers <= 0 || n - 1 <= peers;
   const long other_groups = static_cast<long>(groups_.size()) - 1;
   for (auto& g : groups_) {
@@ -89,9 +90,10 @@ std::size_t MeshSchedule::CrossGroup(std::size_t from, std::uint64_t q) const {
 std::size_t MeshSchedule::CrossMember(std::size_t from, std::size_t to,
                                       std::uint64_t q) const {
   const std::uint64_t g = groups_.size();
-  // Offset by the source group so that the groups probing into `to` reach
-  // different members of it.
-  return static_cast<std::size_t>((q / (g - 1) + from) %
+  // Offset by the source group times k: the k consecutive members each
+  // group reaches in `to` tile its members, so the hosts probing into a
+  // group spread evenly over its members.
+  return static_cast<std::size_t>((q / (g - 1) + from * representatives_) %
                                   groups_[to].members.size());
 }
 

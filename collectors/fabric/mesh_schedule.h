@@ -11,9 +11,9 @@
 // the group as a whole reaches every other group k times a period. Each
 // host walks its own sequence of (group, member) positions one window per
 // period, so over (G-1)*max group size/c periods it reaches every host.
-// Destination members are offset by the source group's index, which spreads
-// the hosts probing into a group over its members. Every count is bounded
-// by `max_peers`; below it every peer is probed every period.
+// Destination members are offset by k times the source group's index, which
+// spreads the hosts probing into a group evenly over its members. Every count
+// is bounded by `max_peers`; below it every peer is probed every period.
 #pragma once
 
 #include <cstdint>
@@ -71,6 +71,7 @@ class MeshSchedule {
 
   std::vector<Group> groups_;  // ordered by a hash of the name
   std::vector<std::pair<std::string, Where>> index_;  // sorted by host
+  std::uint64_t representatives_ = 1;
   bool full_ = true;
 };
 

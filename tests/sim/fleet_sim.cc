@@ -1,0 +1,286 @@
+// Fleet simulator of the fabric probe's partial mesh: runs the exporter's
+// own schedule (collectors/fabric/mesh_schedule.h) for every host of a
+// synthetic fleet and reports, per host, peers probed, connections, probes
+// per second, address exchanges and series, and the time until every group
+// pair and every host pair has been probed. With --check it exits 1 when a
+// coverage property does not hold (the ctest runs a small fleet so).
+//
+//   rnic_fleet_sim [--hosts N] [--groups G] [--rails R] [--max-peers P]
+//                  [--representatives K] [--rotation SECONDS] [--check]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collectors/fabric/mesh_schedule.h"
+
+namespace {
+
+using rnic::fabric::MeshMember;
+using rnic::fabric::MeshSchedule;
+
+struct Options {
+  int hosts = 10000;
+  int groups = 320;
+  int rails = 8;
+  int max_peers = 64;
+  int representatives = 3;
+  double rotation_s = 10;
+  // The probe's defaults: send and write, 5 ping-pongs each, every second.
+  int operations = 2;
+  int iterations = 5;
+  double interval_s = 1;
+  bool check = false;
+};
+
+bool ParseArgs(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> const char* {
+      return i + 1 < argc ? argv[++i] : nullptr;
+    };
+    const char* v = nullptr;
+    if (a == "--check") {
+      o.check = true;
+      continue;
+    }
+    if ((v = next()) == nullptr) return false;
+    if (a == "--hosts") {
+      o.hosts = std::atoi(v);
+    } else if (a == "--groups") {
+      o.groups = std::atoi(v);
+    } else if (a == "--rails") {
+      o.rails = std::atoi(v);
+    } else if (a == "--max-peers") {
+      o.max_peers = std::atoi(v);
+    } else if (a == "--representatives") {
+      o.representatives = std::atoi(v);
+    } else if (a == "--rotation") {
+      o.rotation_s = std::atof(v);
+    } else {
+      return false;
+    }
+  }
+  return o.hosts > 1 && o.groups >= 1 && o.groups <= o.hosts && o.rails >= 1 &&
+         o.rotation_s > 0;
+}
+
+// Series of one probed device pair (collectors/fabric/README.md,
+// Cardinality): 2 histograms x 36 + 2 probes_total + peer_up, reconnects,
+// last_connected; with group_by the histograms leave the pair.
+constexpr int kPairSeries = 77;
+constexpr int kPairSeriesGrouped = 5;
+constexpr int kHistogramSeries = 36;
+// Series of the collector that do not depend on peers: peers, pairs,
+// cpu, budget delay, and per device responder connections and accepted.
+int FixedSeries(int rails) { return 4 + 2 * rails; }
+
+struct Stat {
+  double sum = 0;
+  double max = 0;
+  long n = 0;
+  void Add(double v) {
+    sum += v;
+    max = std::max(max, v);
+    ++n;
+  }
+  [[nodiscard]] double Mean() const { return n ? sum / n : 0; }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, o)) {
+    std::fprintf(stderr,
+                 "usage: rnic_fleet_sim [--hosts N] [--groups G] [--rails R] "
+                 "[--max-peers P] [--representatives K] [--rotation S] "
+                 "[--check]\n");
+    return 2;
+  }
+  // Groups of about hosts/groups, the remainder spread one each.
+  std::vector<MeshMember> fleet;
+  std::vector<int> group_of;
+  for (int h = 0; h < o.hosts; ++h) {
+    const int g = h % o.groups;
+    fleet.push_back({"host-" + std::to_string(h), "tor-" + std::to_string(g)});
+    group_of.push_back(g);
+  }
+  MeshSchedule s(fleet, {o.max_peers, o.representatives});
+  const std::uint64_t base = 176470000;  // any period: the schedule rotates
+  int failures = 0;
+  auto fail = [&](const std::string& what) {
+    std::fprintf(stderr, "CHECK FAILED: %s\n", what.c_str());
+    ++failures;
+  };
+
+  // Index of a host, for the coverage bitmaps: its number.
+  auto index = [](const std::string& host) {
+    return std::atoi(host.c_str() + 5);
+  };
+
+  const std::size_t n = static_cast<std::size_t>(o.hosts);
+  const std::size_t g = static_cast<std::size_t>(o.groups);
+  std::vector<bool> host_pair(n * n, false);
+  std::vector<bool> group_pair(g * g, false);
+  std::size_t host_pairs_left = n * (n - 1);
+  std::size_t group_pairs_left = g * (g - 1);
+  std::uint64_t periods_groups = 0;
+  std::uint64_t periods_hosts = 0;
+  Stat out_peers, in_peers, new_out, new_exchange, grouped_series,
+      distinct_groups;
+  std::vector<std::vector<int>> prev_out(n), prev_in(n);
+  double targets_seconds = 0;
+  long targets_calls = 0;
+  // Until every host pair is covered, at most this many periods.
+  const std::uint64_t limit = 100000;
+  for (std::uint64_t p = 0; p < limit && host_pairs_left > 0; ++p) {
+    std::vector<std::vector<int>> out(n), in(n);
+    std::vector<bool> group_pair_now(g * g, false);
+    for (std::size_t a = 0; a < n; ++a) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto targets = s.Targets(fleet[a].host, base + p);
+      targets_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count();
+      ++targets_calls;
+      for (const auto& t : targets) {
+        const int b = index(t);
+        out[a].push_back(b);
+        in[b].push_back(static_cast<int>(a));
+        if (!host_pair[a * n + b]) {
+          host_pair[a * n + b] = true;
+          --host_pairs_left;
+        }
+        const std::size_t gp = group_of[a] * g + group_of[b];
+        if (group_of[a] != group_of[b]) {
+          group_pair_now[gp] = true;
+          if (!group_pair[gp]) {
+            group_pair[gp] = true;
+            --group_pairs_left;
+          }
+        }
+      }
+      if (o.max_peers > 0 && targets.size() > std::size_t(o.max_peers))
+        fail(fleet[a].host + " probes more than --max-peers");
+    }
+    if (group_pairs_left == 0 && periods_groups == 0) periods_groups = p + 1;
+    if (host_pairs_left == 0) periods_hosts = p + 1;
+    // Per-host figures over the first periods (they repeat).
+    if (p < 8) {
+      for (std::size_t a = 0; a < n; ++a) {
+        out_peers.Add(static_cast<double>(out[a].size()));
+        in_peers.Add(static_cast<double>(in[a].size()));
+        std::map<int, int> groups;
+        for (int b : out[a]) ++groups[group_of[b]];
+        distinct_groups.Add(static_cast<double>(groups.size()));
+        grouped_series.Add(
+            FixedSeries(o.rails) +
+            static_cast<double>(o.rails) *
+                (static_cast<double>(out[a].size()) * kPairSeriesGrouped +
+                 static_cast<double>(groups.size()) * o.operations *
+                     kHistogramSeries));
+        if (p > 0) {
+          auto fresh = [](const std::vector<int>& now,
+                          const std::vector<int>& before) {
+            int k = 0;
+            for (int x : now) {
+              if (std::find(before.begin(), before.end(), x) == before.end())
+                ++k;
+            }
+            return k;
+          };
+          new_out.Add(fresh(out[a], prev_out[a]));
+          std::vector<int> both = out[a];
+          both.insert(both.end(), in[a].begin(), in[a].end());
+          std::vector<int> before = prev_out[a];
+          before.insert(before.end(), prev_in[a].begin(), prev_in[a].end());
+          new_exchange.Add(fresh(both, before));
+        }
+      }
+      if (o.check && s.Full() == false && o.representatives > 0) {
+        // Every ordered pair of groups in every period when the bound
+        // leaves the groups room for k representatives.
+        const int m = o.hosts / o.groups;
+        const int want =
+            (o.representatives * (o.groups - 1) + m - 1) / m + (m - 1);
+        if (want <= o.max_peers) {
+          for (std::size_t x = 0; x < g; ++x) {
+            for (std::size_t y = 0; y < g; ++y) {
+              if (x != y && !group_pair_now[x * g + y]) {
+                fail("group pair " + std::to_string(x) + "," +
+                     std::to_string(y) + " not probed in period " +
+                     std::to_string(p));
+                x = g;
+                break;
+              }
+            }
+          }
+        }
+      }
+      prev_out = out;
+      prev_in = in;
+    }
+  }
+  const double probes_per_pair_s = o.operations * o.iterations / o.interval_s;
+  std::printf(
+      "fleet: %d hosts, %zu groups, %d rails; max_peers %d, "
+      "representatives %d, rotation %.0f s%s\n",
+      o.hosts, s.groups(), o.rails, o.max_peers, o.representatives,
+      o.rotation_s, s.Full() ? " (full mesh: within the bound)" : "");
+  std::printf("peers probed per host: mean %.1f, max %.0f\n", out_peers.Mean(),
+              out_peers.max);
+  std::printf("hosts probing a host:  mean %.1f, max %.0f\n", in_peers.Mean(),
+              in_peers.max);
+  std::printf(
+      "connections per device (out + in, one rail each): mean %.1f, "
+      "max %.0f out, %.0f in\n",
+      out_peers.Mean() + in_peers.Mean(), out_peers.max, in_peers.max);
+  std::printf("probes per second per host: %.0f (x %d rails x %d ops x %d)\n",
+              out_peers.max * o.rails * probes_per_pair_s, o.rails,
+              o.operations, o.iterations);
+  std::printf("new connections per second per device: mean %.2f, max %.2f\n",
+              new_out.Mean() / o.rotation_s, new_out.max / o.rotation_s);
+  std::printf(
+      "address exchanges per second per host (new peers out + in): "
+      "mean %.2f, max %.2f\n",
+      new_exchange.Mean() / o.rotation_s, new_exchange.max / o.rotation_s);
+  std::printf(
+      "series per host: per-pair histograms %.0f; group_by %.0f "
+      "(groups probed per period: mean %.1f)\n",
+      FixedSeries(o.rails) + out_peers.max * o.rails * kPairSeries,
+      grouped_series.max, distinct_groups.Mean());
+  std::printf("schedule cost: %.1f us per Targets() of one host\n",
+              targets_seconds / static_cast<double>(targets_calls) * 1e6);
+  if (periods_groups > 0) {
+    std::printf("every group pair probed after %llu periods (%.0f s)\n",
+                static_cast<unsigned long long>(periods_groups),
+                static_cast<double>(periods_groups) * o.rotation_s);
+  } else {
+    fail("not every group pair probed");
+  }
+  if (periods_hosts > 0) {
+    std::printf("every host pair probed after %llu periods (%.1f min)\n",
+                static_cast<unsigned long long>(periods_hosts),
+                static_cast<double>(periods_hosts) * o.rotation_s / 60);
+  } else {
+    fail("not every host pair probed within " + std::to_string(limit) +
+         " periods");
+  }
+  if (o.check && !s.Full()) {
+    // Every host pair within (G-1) x largest group / c periods, c the
+    // cross-group peers of a host; and in-degree bounded like out-degree.
+    const int m = (o.hosts + o.groups - 1) / o.groups;
+    const int c = std::max<int>(1, static_cast<int>(out_peers.max) - (m - 1));
+    const std::uint64_t bound =
+        static_cast<std::uint64_t>((o.groups - 1) * m + c - 1) / c + 1;
+    if (periods_hosts == 0 || periods_hosts > bound)
+      fail("host pairs took more than " + std::to_string(bound) + " periods");
+    if (in_peers.max > 2 * out_peers.max)
+      fail("a host is probed by more than twice the peers a host probes");
+  }
+  return failures == 0 ? 0 : 1;
+}
