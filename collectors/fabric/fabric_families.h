@@ -67,6 +67,10 @@ inline constexpr FamilyDesc kPairs{
     "rnic_fabric_pairs", MetricType::Gauge, "",
     "Device pairs being probed (local device x peer device that share a "
     "subnet, or every pair with fabric.pairing: all)."};
+inline constexpr FamilyDesc kScheduledPeers{
+    "rnic_fabric_scheduled_peers", MetricType::Gauge, "",
+    "Peer hosts probed in the current rotation period of the partial mesh "
+    "(every peer while the peer set is within fabric.mesh.max_peers)."};
 inline constexpr FamilyDesc kResponderConnections{
     "rnic_fabric_responder_connections", MetricType::Gauge, "device",
     "Connections the responder holds open on this device."};
@@ -98,6 +102,7 @@ inline constexpr const FamilyDesc* kAll[] = {&kRtt,
                                              &kAddressExchangeFailures,
                                              &kPeers,
                                              &kPairs,
+                                             &kScheduledPeers,
                                              &kResponderConnections,
                                              &kResponderAccepted,
                                              &kResponderRefused,

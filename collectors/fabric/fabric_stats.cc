@@ -34,6 +34,8 @@ FabricStats::FabricStats(std::string group_by)
                                families::kAddressExchangeFailures, *registry_)),
       peers_(Build(prometheus::BuildGauge(), families::kPeers, *registry_)),
       pairs_(Build(prometheus::BuildGauge(), families::kPairs, *registry_)),
+      scheduled_(Build(prometheus::BuildGauge(), families::kScheduledPeers,
+                       *registry_)),
       responder_connections_(Build(prometheus::BuildGauge(),
                                    families::kResponderConnections,
                                    *registry_)),
@@ -191,6 +193,10 @@ void FabricStats::ForgetPeer(const std::string& peer) {
 void FabricStats::SetPeers(std::size_t peers, std::size_t pairs) {
   peers_.Add({}).Set(static_cast<double>(peers));
   pairs_.Add({}).Set(static_cast<double>(pairs));
+}
+
+void FabricStats::SetScheduledPeers(std::size_t peers) {
+  scheduled_.Add({}).Set(static_cast<double>(peers));
 }
 
 void FabricStats::SetResponderConnections(const std::string& dev, int n) {

@@ -59,6 +59,7 @@ class FabricStats {
   void RecordExchangeFailure(const std::string& peer);
   void ForgetPeer(const std::string& peer);
   void SetPeers(std::size_t peers, std::size_t pairs);
+  void SetScheduledPeers(std::size_t peers);
 
   void SetResponderConnections(const std::string& dev, int n);
   void RecordAccepted(const std::string& dev);
@@ -116,6 +117,7 @@ class FabricStats {
   prometheus::Family<Counter>& exchange_failures_;
   prometheus::Family<Gauge>& peers_;
   prometheus::Family<Gauge>& pairs_;
+  prometheus::Family<Gauge>& scheduled_;
   prometheus::Family<Gauge>& responder_connections_;
   prometheus::Family<Counter>& accepted_;
   prometheus::Family<Counter>& refused_;

@@ -117,6 +117,7 @@ TEST(FabricStatsTest, EveryFamilyIsDeclaredWithItsLabels) {
   s.RecordAccepted("mlx5_0");
   s.RecordRefused("mlx5_0", "not_in_peer_set");
   s.AddCpuSeconds(0.1);
+  s.SetScheduledPeers(3);
   MetricSet set;
   s.AppendTo(set);
   std::size_t families = 0;
