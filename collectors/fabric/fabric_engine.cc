@@ -233,6 +233,23 @@ FabricEngine::MeshView FabricEngine::Plan(
     for (const auto& h : mesh_->Targets(self, n)) v.exchange.insert(h);
     for (const auto& h : mesh_->Sources(self, n)) v.exchange.insert(h);
   }
+  // Peers of no known group (no label, never exchanged with: a DNS peer
+  // set) are asked for their announced group, max_peers a round, so the
+  // schedule settles on the real groups in minutes, not in as many
+  // periods as it takes the mesh to reach them.
+  {
+    const auto now = Clock::now();
+    std::lock_guard g(mu_);
+    int budget = cfg_.mesh.max_peers;
+    for (const auto& m : mesh_members_) {
+      if (budget <= 0) break;
+      if (!m.group.empty() || m.host == self) continue;
+      auto r = remotes_.find(m.host);
+      if (r != remotes_.end() && now < r->second.next_fetch) continue;
+      v.exchange.insert(m.host);
+      --budget;
+    }
+  }
   v.targets.erase(kSelf);
   v.exchange.erase(kSelf);
   return v;

@@ -234,6 +234,43 @@ TEST(FabricEngineTest, AboveTheBoundOnlyScheduledPeersAreExchangedAndProbed) {
   EXPECT_EQ(probed, 5u);
 }
 
+// A peer set without labels (DNS): the peers' groups come from their
+// announcements, asked max_peers a round, so every peer's group is known
+// long before the mesh itself would have reached every peer.
+TEST(FabricEngineTest, GroupsOfUnlabelledPeersAreLearnedFromTheirAnswers) {
+  FabricConfig cfg;
+  for (int h = 0; h < 12; ++h) cfg.peers.push_back({"p" + std::to_string(h)});
+  cfg.mesh.max_peers = 3;
+  cfg.mesh.rotation = std::chrono::hours(24);
+  cfg.interval = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  std::mutex mu;
+  std::map<std::string, int> asked;
+  EngineDeps deps;
+  deps.local = [] { return std::vector<DeviceAddress>{}; };
+  deps.self_names = [] { return std::set<std::string>{"p0"}; };
+  deps.http_get = [&](const std::string& host, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::lock_guard g(mu);
+    ++asked[host];
+    // Four racks of three; no addresses, so nothing is probed.
+    return AddressesToJson(
+        {kDefaultPort, "", {}, "rack" + std::to_string(host.back() % 4)});
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, std::make_shared<FabricStats>(),
+                      std::move(deps));
+  engine.Start();
+  EXPECT_TRUE(WaitFor([&] {
+    std::lock_guard g(mu);
+    return asked.size() == 11;
+  }));
+  engine.Stop();
+  std::lock_guard g(mu);
+  EXPECT_EQ(asked.count("p0"), 0u);  // this host
+  // Each once: a known group is not asked again within refresh_interval.
+  for (const auto& [host, n] : asked) EXPECT_EQ(n, 1) << host;
+}
+
 // Without --collector.fabric.group a host announces its first address's
 // subnet, which is its group for peers that have no label for it.
 TEST(FabricEngineTest, WithoutAGroupTheSubnetIsAnnounced) {
