@@ -218,6 +218,8 @@ FabricEngine::MeshView FabricEngine::Plan(
                      .count(),
                  cfg_.mesh.rotation.count());
   MeshView v;
+  v.self = self;
+  v.group = own;
   if (mesh_->Full()) {
     // Every peer, as without a mesh: this host is told from a peer by the
     // id it announces, not by name (two exporters may share an address).
@@ -229,6 +231,10 @@ FabricEngine::MeshView FabricEngine::Plan(
     return v;
   }
   for (const auto& h : mesh_->Targets(self, period)) v.targets.insert(h);
+  for (const auto& m : mesh_members_) {
+    if (m.group != own && v.targets.count(m.host) > 0)
+      v.cross.emplace(m.host, m.group);
+  }
   for (auto n : {period, period + 1}) {
     for (const auto& h : mesh_->Targets(self, n)) v.exchange.insert(h);
     for (const auto& h : mesh_->Sources(self, n)) v.exchange.insert(h);
@@ -350,6 +356,20 @@ void FabricEngine::Round() {
     stats_->SetPeers(peers_.size(), wanted.size());
   }
   stats_->SetScheduledPeers(mesh.targets.size());
+  std::map<std::string, std::string> peer_groups;
+  for (const auto& m : mesh_members_) {
+    // The peers with per-pair series: those of other groups rotate, and
+    // their group is on their own series.
+    if (mesh.targets.count(m.host) > 0 && mesh.cross.count(m.host) == 0)
+      peer_groups.emplace(m.host, m.group);
+  }
+  stats_->SetMesh(mesh.self, mesh.group, peer_groups);
+  std::map<PairKey, std::string> aggregated;
+  for (const auto& [key, _] : wanted) {
+    auto c = mesh.cross.find(key.pair.peer);
+    if (c != mesh.cross.end()) aggregated.emplace(key.pair, c->second);
+  }
+  stats_->SetAggregated(std::move(aggregated));
   for (const auto& [key, group] : wanted) {
     if (stop_) return;
     auto& s = links_[key];

@@ -90,8 +90,13 @@ class FabricEngine {
   // whose addresses are fetched (probed or probing this host, this period
   // and the next, so a new period starts with its addresses known).
   struct MeshView {
+    std::string self;   // this host as the peer set names it, or kSelf
+    std::string group;  // its group
     std::set<std::string> targets;
     std::set<std::string> exchange;
+    // Targets in other groups -> their group (partial mesh only): their
+    // pairs rotate, so they are counted per group, not per pair.
+    std::map<std::string, std::string> cross;
   };
 
   void Loop();

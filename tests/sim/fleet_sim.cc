@@ -75,8 +75,9 @@ constexpr int kPairSeries = 77;
 constexpr int kPairSeriesGrouped = 5;
 constexpr int kHistogramSeries = 36;
 // Series of the collector that do not depend on peers: peers, pairs,
-// cpu, budget delay, and per device responder connections and accepted.
-int FixedSeries(int rails) { return 4 + 2 * rails; }
+// scheduled peers, mesh info, cpu, budget delay, and per device responder
+// connections and accepted.
+int FixedSeries(int rails) { return 6 + 2 * rails; }
 
 struct Stat {
   double sum = 0;
@@ -130,8 +131,12 @@ int main(int argc, char** argv) {
   std::size_t group_pairs_left = g * (g - 1);
   std::uint64_t periods_groups = 0;
   std::uint64_t periods_hosts = 0;
-  Stat out_peers, in_peers, new_out, new_exchange, grouped_series,
-      distinct_groups;
+  // own: the peers probed per pair (all of them in a full mesh, else those
+  // of the host's own group); the others count per group.
+  Stat out_peers, in_peers, own_peers, new_out, new_own, new_exchange;
+  // Groups each host has probed so far: with group_by a histogram per
+  // (device, group) stays once created.
+  std::vector<std::vector<bool>> groups_seen(n, std::vector<bool>(g, false));
   std::vector<std::vector<int>> prev_out(n), prev_in(n);
   double targets_seconds = 0;
   long targets_calls = 0;
@@ -150,6 +155,7 @@ int main(int argc, char** argv) {
       for (const auto& t : targets) {
         const int b = index(t);
         out[a].push_back(b);
+        groups_seen[a][static_cast<std::size_t>(group_of[b])] = true;
         in[b].push_back(static_cast<int>(a));
         if (!host_pair[a * n + b]) {
           host_pair[a * n + b] = true;
@@ -173,16 +179,12 @@ int main(int argc, char** argv) {
     if (p < 8) {
       for (std::size_t a = 0; a < n; ++a) {
         out_peers.Add(static_cast<double>(out[a].size()));
+        std::vector<int> own;
+        for (int b : out[a]) {
+          if (s.Full() || group_of[b] == group_of[a]) own.push_back(b);
+        }
+        own_peers.Add(static_cast<double>(own.size()));
         in_peers.Add(static_cast<double>(in[a].size()));
-        std::map<int, int> groups;
-        for (int b : out[a]) ++groups[group_of[b]];
-        distinct_groups.Add(static_cast<double>(groups.size()));
-        grouped_series.Add(
-            FixedSeries(o.rails) +
-            static_cast<double>(o.rails) *
-                (static_cast<double>(out[a].size()) * kPairSeriesGrouped +
-                 static_cast<double>(groups.size()) * o.operations *
-                     kHistogramSeries));
         if (p > 0) {
           auto fresh = [](const std::vector<int>& now,
                           const std::vector<int>& before) {
@@ -194,6 +196,11 @@ int main(int argc, char** argv) {
             return k;
           };
           new_out.Add(fresh(out[a], prev_out[a]));
+          std::vector<int> own_before;
+          for (int b : prev_out[a]) {
+            if (s.Full() || group_of[b] == group_of[a]) own_before.push_back(b);
+          }
+          new_own.Add(fresh(own, own_before));
           std::vector<int> both = out[a];
           both.insert(both.end(), in[a].begin(), in[a].end());
           std::vector<int> before = prev_out[a];
@@ -248,11 +255,34 @@ int main(int argc, char** argv) {
       "address exchanges per second per host (new peers out + in): "
       "mean %.2f, max %.2f\n",
       new_exchange.Mean() / o.rotation_s, new_exchange.max / o.rotation_s);
+  std::size_t groups_ever = 0;
+  for (const auto& seen : groups_seen) {
+    groups_ever = std::max<std::size_t>(
+        groups_ever,
+        static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true)));
+  }
+  // Groups probed so far that are not the host's own: one counter per
+  // device and result (ok, in a healthy fleet) each.
+  const double cross_groups =
+      s.Full() ? 0 : static_cast<double>(groups_ever) - 1;
+  const double per_pair = FixedSeries(o.rails) +
+                          own_peers.max * (o.rails * kPairSeries + 1) +
+                          o.rails * cross_groups;
+  const double grouped =
+      FixedSeries(o.rails) +
+      own_peers.max * (o.rails * kPairSeriesGrouped + 1) +
+      o.rails * cross_groups +
+      static_cast<double>(o.rails * o.operations * kHistogramSeries) *
+          static_cast<double>(groups_ever);
   std::printf(
-      "series per host: per-pair histograms %.0f; group_by %.0f "
-      "(groups probed per period: mean %.1f)\n",
-      FixedSeries(o.rails) + out_peers.max * o.rails * kPairSeries,
-      grouped_series.max, distinct_groups.Mean());
+      "series per host: %.0f; with group_by %.0f (%.0f peers per pair, "
+      "%zu groups probed so far)\n",
+      per_pair, grouped, own_peers.max, groups_ever);
+  std::printf(
+      "series created per minute per host (pairs entering the schedule): "
+      "%.0f; with group_by %.0f\n",
+      new_own.Mean() * (o.rails * kPairSeries + 1) * 60 / o.rotation_s,
+      new_own.Mean() * (o.rails * kPairSeriesGrouped + 1) * 60 / o.rotation_s);
   std::printf("schedule cost: %.1f us per Targets() of one host\n",
               targets_seconds / static_cast<double>(targets_calls) * 1e6);
   if (periods_groups > 0) {

@@ -225,13 +225,20 @@ TEST(FabricEngineTest, AboveTheBoundOnlyScheduledPeersAreExchangedAndProbed) {
   EXPECT_LT(asked.size(), 19u);
   for (const auto& h : asked) EXPECT_TRUE(may_ask.count(h) > 0) << h;
   for (const auto& h : targets) EXPECT_TRUE(asked.count(h) > 0) << h;
+  // The own group per pair; the one of another group, which rotates, per
+  // group only.
   std::size_t probed = 0;
   for (const auto& m : members) {
     if (!stats->PeerUp({"mlx5_0", m.host, "mlx5_0"}).has_value()) continue;
     ++probed;
     EXPECT_TRUE(may_probe.count(m.host) > 0) << m.host;
+    EXPECT_EQ(m.group, "t0") << m.host;
   }
-  EXPECT_EQ(probed, 5u);
+  EXPECT_EQ(probed, 4u);
+  double cross = 0;
+  for (const auto& t : {"t1", "t2", "t3"})
+    cross += stats->GroupProbes("mlx5_0", t, "not_connected");
+  EXPECT_GE(cross, 2);
 }
 
 // A peer set without labels (DNS): the peers' groups come from their
