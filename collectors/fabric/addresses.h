@@ -26,8 +26,8 @@ struct HostAddresses {
   // answer is looking at itself (a DNS peer set lists every node).
   std::string id;
   std::vector<DeviceAddress> addresses;
-  // The host's group in the partial mesh (its ToR or rack), as announced:
-  // --collector.fabric.group, else its first address's subnet.
+  // The host's group in the partial mesh (its ToR or rack) when set by
+  // --collector.fabric.group; empty: peers use its first address's subnet.
   std::string group;
   bool operator==(const HostAddresses&) const = default;
 };

@@ -462,7 +462,9 @@ EndpointReply FabricEngine::Addresses() const {
     std::lock_guard g(mu_);
     a.addresses = local_;
   }
-  a.group = AnnouncedGroup(a.addresses);
+  // Only a group given by flag: the subnet every peer works out itself,
+  // and exporters that predate the key refuse an answer that has it.
+  a.group = deps_.group;
   EndpointReply r;
   r.content_type = "application/json";
   r.body = AddressesToJson(a);

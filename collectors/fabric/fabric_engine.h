@@ -107,8 +107,8 @@ class FabricEngine {
   [[nodiscard]] std::map<LinkKey, std::string> WantedLinks(
       const std::vector<DeviceAddress>& local,
       const std::set<std::string>& targets);
-  // The group a host announces: --collector.fabric.group, else its first
-  // address's subnet.
+  // This host's group unless labelled: --collector.fabric.group, else its
+  // first address's subnet (which peers work out from its addresses).
   [[nodiscard]] std::string AnnouncedGroup(
       const std::vector<DeviceAddress>& local) const;
   void Probe(const LinkKey& key, LinkState& s);
