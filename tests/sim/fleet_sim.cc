@@ -6,16 +6,25 @@
 // coverage property does not hold (the ctest runs a small fleet so).
 //
 //   rnic_fleet_sim [--hosts N] [--groups G] [--rails R] [--max-peers P]
-//                  [--representatives K] [--rotation SECONDS] [--check]
+//                  [--representatives K] [--rotation SECONDS] [--faults N]
+//                  [--check]
+//
+// --faults N injects N single faults in turn (a host, one rail of a host,
+// a ToR's uplinks, the path between two ToRs, a single pair) as failures
+// of the pairs that cross them over one 5-minute rate window, and counts
+// how often the suspect alerts' logic (suspects.h) names exactly the
+// faulty element; a single pair must name nothing.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "collectors/fabric/mesh_schedule.h"
+#include "tests/sim/suspects.h"
 
 namespace {
 
@@ -34,6 +43,8 @@ struct Options {
   int iterations = 5;
   double interval_s = 1;
   bool check = false;
+  int faults = 0;         // single faults injected, in turn of each kind
+  double window_s = 300;  // the rules' rate window
 };
 
 bool ParseArgs(int argc, char** argv, Options& o) {
@@ -48,7 +59,9 @@ bool ParseArgs(int argc, char** argv, Options& o) {
       continue;
     }
     if ((v = next()) == nullptr) return false;
-    if (a == "--hosts") {
+    if (a == "--faults") {
+      o.faults = std::atoi(v);
+    } else if (a == "--hosts") {
       o.hosts = std::atoi(v);
     } else if (a == "--groups") {
       o.groups = std::atoi(v);
@@ -99,7 +112,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: rnic_fleet_sim [--hosts N] [--groups G] [--rails R] "
                  "[--max-peers P] [--representatives K] [--rotation S] "
-                 "[--check]\n");
+                 "[--faults N] [--check]\n");
     return 2;
   }
   // Groups of about hosts/groups, the remainder spread one each.
@@ -311,6 +324,79 @@ int main(int argc, char** argv) {
       fail("host pairs took more than " + std::to_string(bound) + " periods");
     if (in_peers.max > 2 * out_peers.max)
       fail("a host is probed by more than twice the peers a host probes");
+  }
+  if (o.faults > 0) {
+    rnic::sim::SimFleet sf;
+    sf.rails = o.rails;
+    sf.groups = o.groups;
+    sf.group_of = group_of;
+    rnic::sim::Window window;
+    const int periods =
+        std::max(1, static_cast<int>(o.window_s / o.rotation_s));
+    for (int p = 0; p < periods; ++p) {
+      std::vector<std::vector<int>> out(n);
+      for (std::size_t a = 0; a < n; ++a) {
+        for (const auto& t : s.Targets(fleet[a].host, base + p))
+          out[a].push_back(index(t));
+      }
+      window.push_back(std::move(out));
+    }
+    const rnic::sim::Evaluator eval(sf, std::move(window), s.Full());
+    std::mt19937 rng(1);  // the same faults every run
+    auto pick = [&rng](int below) {
+      return std::uniform_int_distribution<int>(0, below - 1)(rng);
+    };
+    using rnic::sim::FaultKind;
+    const FaultKind kinds[] = {FaultKind::kHost, FaultKind::kCable,
+                               FaultKind::kTor, FaultKind::kPath,
+                               FaultKind::kPair};
+    std::map<FaultKind, std::pair<int, int>> named;  // correct, injected
+    for (int i = 0; i < o.faults; ++i) {
+      rnic::sim::Fault f;
+      f.kind = kinds[i % 5];
+      switch (f.kind) {
+        case FaultKind::kHost:
+        case FaultKind::kCable:
+          f.a = pick(o.hosts);
+          break;
+        case FaultKind::kTor:
+          f.a = pick(o.groups);
+          break;
+        case FaultKind::kPath:
+          f.a = pick(o.groups);
+          do f.b = pick(o.groups);
+          while (f.b == f.a);
+          break;
+        case FaultKind::kPair:
+          // Within a group: a pair probed in every period.
+          f.a = pick(o.hosts);
+          do f.b = (f.a + o.groups * (1 + pick(o.hosts / o.groups - 1)));
+          while (f.b >= o.hosts);
+          break;
+      }
+      const auto suspects = eval.Evaluate(f);
+      auto& [ok, total] = named[f.kind];
+      ok += rnic::sim::NamedCorrectly(sf, f, suspects) ? 1 : 0;
+      ++total;
+    }
+    std::printf(
+        "faults named exactly by the suspect alerts' logic (one "
+        "%.0f s window):\n",
+        periods * o.rotation_s);
+    for (const auto& [kind, r] : named) {
+      std::printf("  %-28s %4d of %4d (%.1f %%)%s\n",
+                  rnic::sim::FaultName(kind), r.first, r.second,
+                  100.0 * r.first / r.second,
+                  kind == FaultKind::kPair ? ", nothing fired" : "");
+      if (!o.check) continue;
+      if (kind == FaultKind::kPair && r.first != r.second)
+        fail("a single bad pair named something");
+      if ((kind == FaultKind::kHost || kind == FaultKind::kTor ||
+           kind == FaultKind::kPath) &&
+          r.first * 100 < r.second * 95)
+        fail(std::string(rnic::sim::FaultName(kind)) +
+             " named in less than 95 % of the faults");
+    }
   }
   return failures == 0 ? 0 : 1;
 }
