@@ -151,7 +151,7 @@ void FabricEngine::Exchange(Clock::time_point now,
   }
 }
 
-std::string FabricEngine::AnnouncedGroup(
+std::string FabricEngine::OwnGroup(
     const std::vector<DeviceAddress>& local) const {
   if (!deps_.group.empty()) return deps_.group;
   return local.empty() ? "" : SubnetOf(local.front());
@@ -194,10 +194,10 @@ FabricEngine::MeshView FabricEngine::Plan(
       members.push_back({p.host, group});
     }
   }
-  // This host as others see it: its label in the peer set, else what it
-  // announces. One not in the peer set still gets a share of the mesh.
-  const std::string own =
-      self_label.empty() ? AnnouncedGroup(local) : self_label;
+  // This host as others see it: its label in the peer set, else its
+  // --collector.fabric.group, else its subnet. One not in the peer set
+  // still gets a share of the mesh.
+  const std::string own = self_label.empty() ? OwnGroup(local) : self_label;
   if (self.empty()) {
     self = kSelf;
     members.push_back({self, own});
@@ -240,7 +240,7 @@ FabricEngine::MeshView FabricEngine::Plan(
     for (const auto& h : mesh_->Sources(self, n)) v.exchange.insert(h);
   }
   // Peers of no known group (no label, never exchanged with: a DNS peer
-  // set) are asked for their announced group, max_peers a round, so the
+  // set) are asked for their addresses, max_peers a round, so the
   // schedule settles on the real groups in minutes, not in as many
   // periods as it takes the mesh to reach them.
   {

@@ -109,7 +109,7 @@ class FabricEngine {
       const std::set<std::string>& targets);
   // This host's group unless labelled: --collector.fabric.group, else its
   // first address's subnet (which peers work out from its addresses).
-  [[nodiscard]] std::string AnnouncedGroup(
+  [[nodiscard]] std::string OwnGroup(
       const std::vector<DeviceAddress>& local) const;
   void Probe(const LinkKey& key, LinkState& s);
   [[nodiscard]] ConnectSpec Spec(const LinkKey& key) const;
