@@ -370,8 +370,13 @@ int main(int argc, char** argv) {
         case FaultKind::kPair:
           // Within a group: a pair probed in every period.
           f.a = pick(o.hosts);
-          do f.b = (f.a + o.groups * (1 + pick(o.hosts / o.groups - 1)));
-          while (f.b >= o.hosts);
+          {
+            const int g0 = f.a % o.groups;
+            const int size =
+                o.hosts / o.groups + (g0 < o.hosts % o.groups ? 1 : 0);
+            do f.b = g0 + o.groups * pick(size);
+            while (f.b == f.a);
+          }
           break;
       }
       const auto suspects = eval.Evaluate(f);
