@@ -58,7 +58,7 @@ Evaluator::Evaluator(const SimFleet& fleet, Window window, bool full_mesh)
   }
 }
 
-Suspects Evaluator::Evaluate(const Fault& fault) const {
+Suspects Evaluator::Evaluate(const Fault& fault, int from) const {
   const auto& grp = fleet_.group_of;
   const std::size_t n = grp.size();
   const std::size_t groups = static_cast<std::size_t>(fleet_.groups);
@@ -66,7 +66,9 @@ Suspects Evaluator::Evaluate(const Fault& fault) const {
   // instance_dst_group; the totals are the window's.
   std::unordered_map<std::uint64_t, double> pair_failed;
   std::vector<double> host_group_failed(n * groups, 0);
-  for (const auto& period : window_) {
+  for (std::size_t p = static_cast<std::size_t>(from); p < window_.size();
+       ++p) {
+    const auto& period = window_[p];
     for (std::size_t a = 0; a < n; ++a) {
       for (int b : period[a]) {
         const double f = FailShare(fleet_, fault, static_cast<int>(a), b);

@@ -52,7 +52,9 @@ struct Suspects {
 class Evaluator {
  public:
   Evaluator(const SimFleet& fleet, Window window, bool full_mesh);
-  [[nodiscard]] Suspects Evaluate(const Fault& fault) const;
+  // The fault started `from` periods into the window (0: all of it).
+  [[nodiscard]] Suspects Evaluate(const Fault& fault, int from = 0) const;
+  [[nodiscard]] int periods() const { return static_cast<int>(window_.size()); }
 
  private:
   const SimFleet& fleet_;
