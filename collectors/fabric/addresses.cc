@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <optional>
 #include <set>
@@ -60,7 +61,9 @@ std::string AddressesToJson(const HostAddresses& a) {
   if (!a.id.empty() && a.id.size() <= 32 && safe(a.id)) {
     out += "\"id\":\"" + a.id + "\",";
   }
-  out += "\"port\":" + std::to_string(a.port) + ",\"devices\":{";
+  out += "\"port\":" + std::to_string(a.port) + ",";
+  if (ValidGroup(a.group)) out += "\"group\":\"" + a.group + "\",";
+  out += "\"devices\":{";
   std::vector<DeviceAddress> sorted = a.addresses;
   std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
     return std::tie(x.device, x.ip) < std::tie(y.device, y.ip);
@@ -95,8 +98,8 @@ Result<HostAddresses> ParseAddressesJson(std::string_view text) {
   } catch (const YAML::Exception& e) {
     return Bad(std::string("not JSON: ") + e.what());
   }
-  if (auto s =
-          CheckMapKeys(root, "addresses", {"version", "id", "port", "devices"});
+  if (auto s = CheckMapKeys(root, "addresses",
+                            {"version", "id", "port", "group", "devices"});
       !s)
     return s.error();
   if (!root.IsMap()) return Bad("must be an object");
@@ -122,6 +125,12 @@ Result<HostAddresses> ParseAddressesJson(std::string_view text) {
                      [](unsigned char c) { return std::isxdigit(c); }))
       return Bad("id must be 1 to 32 hex digits");
     out.id = id.Scalar();
+  }
+  if (root["group"]) {
+    const YAML::Node group = root["group"];
+    if (!group.IsScalar() || !ValidGroup(group.Scalar()))
+      return Bad("group must be 1 to 128 of [A-Za-z0-9._:/-]");
+    out.group = group.Scalar();
   }
   const YAML::Node devs = root["devices"];
   auto names = MapKeys(devs, "addresses.devices");
@@ -152,6 +161,34 @@ Result<HostAddresses> ParseAddressesJson(std::string_view text) {
   }
   if (out.addresses.size() > 4096) return Bad("more than 4096 addresses");
   return out;
+}
+
+bool ValidGroup(std::string_view group) {
+  return !group.empty() && group.size() <= 128 &&
+         std::all_of(group.begin(), group.end(), [](unsigned char c) {
+           return std::isalnum(c) || c == '.' || c == '_' || c == ':' ||
+                  c == '/' || c == '-';
+         });
+}
+
+std::string SubnetOf(const DeviceAddress& a) {
+  auto bytes = Bytes(a.ip);
+  if (bytes.empty()) return "";
+  const int prefix =
+      std::clamp(a.prefix, 0, static_cast<int>(bytes.size() * 8));
+  int bits = prefix;
+  for (auto& b : bytes) {
+    const int keep = std::clamp(bits, 0, 8);
+    b &= static_cast<std::uint8_t>(keep == 0 ? 0 : 0xff << (8 - keep));
+    bits -= 8;
+  }
+  std::array<char, INET6_ADDRSTRLEN> buf{};
+  std::array<std::uint8_t, 16> raw{};
+  std::copy(bytes.begin(), bytes.end(), raw.begin());
+  const int family = bytes.size() == 4 ? AF_INET : AF_INET6;
+  if (inet_ntop(family, raw.data(), buf.data(), buf.size()) == nullptr)
+    return "";
+  return std::string(buf.data()) + "/" + std::to_string(prefix);
 }
 
 bool SameSubnet(const DeviceAddress& a, const DeviceAddress& b) {

@@ -26,15 +26,25 @@ struct HostAddresses {
   // answer is looking at itself (a DNS peer set lists every node).
   std::string id;
   std::vector<DeviceAddress> addresses;
+  // The host's group in the partial mesh (its ToR or rack) when set by
+  // --collector.fabric.group; empty: peers use its first address's subnet.
+  std::string group;
   bool operator==(const HostAddresses&) const = default;
 };
 
-// {"version":1,"id":"5f0c...","port":18530,"devices":{"mlx5_0":[{"ip":
-// "10.0.3.1","prefix":24}]}} ("id" optional: 1 to 32 hex digits)
+// {"version":1,"id":"5f0c...","port":18530,"group":"tor-7","devices":
+// {"mlx5_0":[{"ip":"10.0.3.1","prefix":24}]}} ("id" optional: 1 to 32 hex
+// digits; "group" optional: see ValidGroup)
 [[nodiscard]] std::string AddressesToJson(const HostAddresses& a);
 // The same (read with yaml-cpp, a JSON superset), every field checked:
 // a peer's answer is input from the network.
 [[nodiscard]] Result<HostAddresses> ParseAddressesJson(std::string_view text);
+
+// A group name as announced: 1 to 128 of [A-Za-z0-9._:/-] (a label value,
+// a subnet such as 10.0.3.0/24).
+[[nodiscard]] bool ValidGroup(std::string_view group);
+// a's subnet, "10.0.3.0/24" for 10.0.3.5/24; "" for no address.
+[[nodiscard]] std::string SubnetOf(const DeviceAddress& a);
 
 // Whether `b` lies in a's subnet (a.ip/a.prefix); both IPv4 or both IPv6.
 [[nodiscard]] bool SameSubnet(const DeviceAddress& a, const DeviceAddress& b);

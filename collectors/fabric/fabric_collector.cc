@@ -1,6 +1,7 @@
 #include "collectors/fabric/fabric_collector.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_families.h"
@@ -56,6 +57,23 @@ LocalReader MakeLocalReader(std::shared_ptr<host::HostModel> model,
   };
 }
 
+std::set<std::string> SelfNames() {
+  std::set<std::string> out;
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) == 0 && name[0] != '\0') {
+    out.insert(name);
+    // The short name too: peer sets often list hosts without the domain.
+    const std::string full = name;
+    out.insert(full.substr(0, full.find('.')));
+  }
+  // Not loopback: a peer set names other hosts, and exporters of one host
+  // (tests) by 127.0.0.1 with different ports.
+  for (const auto& i : ReadInterfaces()) {
+    if (i.ip.rfind("127.", 0) != 0 && i.ip != "::1") out.insert(i.ip);
+  }
+  return out;
+}
+
 }  // namespace fabric
 
 CollectorSpec MakeFabricCollectorSpec() {
@@ -77,6 +95,10 @@ CollectorSpec MakeFabricCollectorSpec() {
                 "rdma_cm (RDMA_PS_TCP) port of the responder, and of the "
                 "peers' responders unless they announce another.",
                 fabric::kDefaultPort, 1, 65535),
+      StringOption(
+          "group",
+          "This host's group (ToR, rack) in the partial mesh, announced in "
+          "/fabric/addresses; empty: its first RDMA address's subnet."),
       IntOption("tos",
                 "Type of service (IPv4 TOS / traffic class, DSCP << 2) of the "
                 "probe connections, set with rdma_set_option "
@@ -109,11 +131,19 @@ CollectorSpec MakeFabricCollectorSpec() {
     // file: a mistake there stops start-up.
     auto client = fabric::ExchangeClient::Create(*cfg);
     if (!client) return client.error();
+    const std::string& group = args.String("group");
+    if (!group.empty() && !fabric::ValidGroup(group)) {
+      return Error{
+          "--collector.fabric.group: must be 1 to 128 of "
+          "[A-Za-z0-9._:/-], not '" +
+          group + "'"};
+    }
     auto model = args.shared && args.shared->host ? args.shared->host
                                                   : MakeHostModel(args.paths);
     fabric::EngineDeps deps{
         fabric::MakeLocalReader(model, args.Regex("devices")),
-        fabric::SystemResolver(), (*client)->AsHttpGet()};
+        fabric::SystemResolver(), (*client)->AsHttpGet(), fabric::SelfNames,
+        group};
     auto engine = std::make_unique<fabric::FabricEngine>(
         *cfg, static_cast<int>(args.Int("port")),
         static_cast<int>(args.Int("tos")), stats, std::move(deps));

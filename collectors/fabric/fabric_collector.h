@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "collectors/collector.h"
 #include "collectors/collector_spec.h"
@@ -38,6 +40,9 @@ class FabricCollector : public Collector {
 // the host model's netdevs and getifaddrs().
 [[nodiscard]] LocalReader MakeLocalReader(
     std::shared_ptr<host::HostModel> model, CompiledRegex devices);
+// The names this host may have in a peer set: its host name (and short
+// name) and every interface address.
+[[nodiscard]] std::set<std::string> SelfNames();
 
 }  // namespace fabric
 }  // namespace rnic

@@ -167,6 +167,21 @@ config::Value<std::optional<ExchangeBasicAuth>> BasicAuth() {
   return config::Optional(config::Map(std::move(s)));
 }
 
+config::Value<MeshConfig> Mesh() {
+  using M = MeshConfig;
+  config::MapSchema<M> s;
+  s.Key("max_peers", &M::max_peers, config::Int<int>(0, 65536),
+        "peers probed per period; `0`: all");
+  s.Key("representatives", &M::representatives, config::Int<int>(1, 1024),
+        "hosts of each other group a group probes per period");
+  s.Key("rotation_period", &M::rotation,
+        config::Duration(std::chrono::seconds(1), kMaxDuration),
+        "how long a schedule lasts");
+  s.Key("group_label", &M::group_label, LabelName(),
+        "peer label naming its group (ToR, rack)");
+  return config::Map(std::move(s));
+}
+
 // The `fabric:` keys, each declared once (collectors/common/config_schema.h).
 const config::Section<FabricConfig>& Schema() {
   static const config::Section<FabricConfig> section = [] {
@@ -208,7 +223,7 @@ const config::Section<FabricConfig>& Schema() {
           config::Duration(milliseconds(10), kMaxDuration),
           "longest reconnect delay, at least `backoff_initial`");
     s.Key("max_connections", &C::max_connections, config::Int<int>(1, 65536),
-          "connections the responder accepts at once");
+          "connections the responder accepts at once per device");
     s.Key("ack_timeout", &C::ack_timeout, config::Int<int>(-1, 31),
           "RC ACK timeout exponent (4.096 µs × 2^n) of both ends; `-1`: "
           "rdma_cm's default");
@@ -222,6 +237,9 @@ const config::Section<FabricConfig>& Schema() {
           "probe between this host's own devices too");
     s.Key("group_by", &C::group_by, LabelName(),
           "a peer label: one histogram per value instead of per peer");
+    s.Key("mesh", &C::mesh, Mesh(),
+          "partial mesh of large fleets "
+          "([details](collectors/fabric/README.md#large-fleets))");
     s.Then([](C& c, const std::string& where) -> Status {
       if (!c.exchange_https && c.exchange_tls != ExchangeTlsConfig{}) {
         return KeyError(where + ".exchange_tls_config",

@@ -56,6 +56,16 @@ struct ExchangeBasicAuth {
   bool operator==(const ExchangeBasicAuth&) const = default;
 };
 
+// The partial mesh of large fleets (mesh_schedule.h): bounds per host and
+// where a peer's group comes from.
+struct MeshConfig {
+  int max_peers = 64;       // peers probed per rotation period; 0: all
+  int representatives = 3;  // hosts of every other group per period
+  std::chrono::milliseconds rotation{10000};
+  std::string group_label = "tor";  // peer label naming a peer's group
+  bool operator==(const MeshConfig&) const = default;
+};
+
 struct FabricConfig {
   bool enabled = true;
   std::vector<PeerSpec> peers;               // static list
@@ -75,7 +85,7 @@ struct FabricConfig {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds backoff_initial{1000};
   std::chrono::milliseconds backoff_max{60000};
-  int max_connections = 256;  // responder: accepted connections at once
+  int max_connections = 64;  // responder: connections per device at once
   // RC local ACK timeout exponent (4.096 us x 2^n) of both ends' QPs, set
   // with RDMA_OPTION_ID_ACK_TIMEOUT: rdma_cm's RoCE default (about 1 s)
   // would turn one lost packet into a probe timeout. -1: rdma_cm's default.
@@ -84,6 +94,7 @@ struct FabricConfig {
   Pairing pairing = Pairing::kSubnet;
   bool intra_host = true;  // probe between this host's own devices too
   std::string group_by;    // peer label histograms are aggregated by
+  MeshConfig mesh;
 
   [[nodiscard]] std::uint32_t MaxSize() const;
   [[nodiscard]] bool Wants(probe::Operation op) const;

@@ -109,12 +109,19 @@ void FabricEngine::Loop() {
   }
 }
 
-void FabricEngine::Exchange(Clock::time_point now) {
+void FabricEngine::Exchange(Clock::time_point now,
+                            const std::set<std::string>& hosts) {
   std::vector<PeerSpec> peers;
   {
     std::lock_guard g(mu_);
-    peers = peers_;
+    for (const auto& p : peers_) {
+      if (hosts.count(p.host) > 0) peers.push_back(p);
+    }
   }
+  for (const auto& host : exchanging_) {
+    if (hosts.count(host) == 0) stats_->ForgetPeer(host);
+  }
+  exchanging_ = hosts;
   for (const auto& p : peers) {
     Remote snapshot;
     {
@@ -144,8 +151,119 @@ void FabricEngine::Exchange(Clock::time_point now) {
   }
 }
 
-std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
+std::string FabricEngine::OwnGroup(
+    const std::vector<DeviceAddress>& local) const {
+  if (!deps_.group.empty()) return deps_.group;
+  return local.empty() ? "" : SubnetOf(local.front());
+}
+
+FabricEngine::MeshView FabricEngine::Plan(
     const std::vector<DeviceAddress>& local) {
+  const std::set<std::string> names =
+      deps_.self_names ? deps_.self_names() : std::set<std::string>{};
+  std::vector<MeshMember> members;
+  std::string self;
+  std::string self_label;
+  {
+    std::lock_guard g(mu_);
+    members.reserve(peers_.size() + 1);
+    for (const auto& p : peers_) {
+      // A peer's group: its label, else what it announced, else its first
+      // address's subnet; "" until its addresses are known.
+      std::string group;
+      const auto l = p.labels.find(cfg_.mesh.group_label);
+      if (l != p.labels.end()) {
+        group = l->second;
+      } else if (auto r = remotes_.find(p.host);
+                 r != remotes_.end() && r->second.known) {
+        const auto& a = r->second.addresses;
+        if (!a.group.empty()) {
+          group = a.group;
+        } else if (!a.addresses.empty()) {
+          group = SubnetOf(*std::min_element(
+              a.addresses.begin(), a.addresses.end(),
+              [](const auto& x, const auto& y) {
+                return std::tie(x.device, x.ip) < std::tie(y.device, y.ip);
+              }));
+        }
+      }
+      if (self.empty() && names.count(p.host) > 0) {
+        self = p.host;
+        if (l != p.labels.end()) self_label = l->second;
+      }
+      members.push_back({p.host, group});
+    }
+  }
+  // This host as others see it: its label in the peer set, else its
+  // --collector.fabric.group, else its subnet. One not in the peer set
+  // still gets a share of the mesh.
+  const std::string own = self_label.empty() ? OwnGroup(local) : self_label;
+  if (self.empty()) {
+    self = kSelf;
+    members.push_back({self, own});
+  } else {
+    for (auto& m : members) {
+      if (m.host == self) m.group = own;
+    }
+  }
+  if (!mesh_ || members != mesh_members_) {
+    mesh_members_ = std::move(members);
+    mesh_ = std::make_unique<MeshSchedule>(
+        mesh_members_,
+        MeshBounds{cfg_.mesh.max_peers, cfg_.mesh.representatives});
+  }
+  const auto period =
+      MeshPeriod(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count(),
+                 cfg_.mesh.rotation.count());
+  MeshView v;
+  v.self = self;
+  v.group = own;
+  if (mesh_->Full()) {
+    // Every peer, as without a mesh: this host is told from a peer by the
+    // id it announces, not by name (two exporters may share an address).
+    for (const auto& m : mesh_members_) {
+      if (m.host == kSelf) continue;
+      v.targets.insert(m.host);
+      v.exchange.insert(m.host);
+    }
+    return v;
+  }
+  for (const auto& h : mesh_->Targets(self, period)) v.targets.insert(h);
+  for (const auto& m : mesh_members_) {
+    if (m.group != own && v.targets.count(m.host) > 0)
+      v.cross.emplace(m.host, m.group);
+  }
+  for (auto n : {period, period + 1}) {
+    for (const auto& h : mesh_->Targets(self, n)) v.exchange.insert(h);
+    for (const auto& h : mesh_->Sources(self, n)) v.exchange.insert(h);
+  }
+  // Peers of no known group (no label, never exchanged with: a DNS peer
+  // set) are asked for their addresses, max_peers a round, so the
+  // schedule settles on the real groups in minutes, not in as many
+  // periods as it takes the mesh to reach them.
+  {
+    const auto now = Clock::now();
+    std::lock_guard g(mu_);
+    int budget = cfg_.mesh.max_peers;
+    for (const auto& m : mesh_members_) {
+      if (budget <= 0) break;
+      if (!m.group.empty() || m.host == self) continue;
+      auto r = remotes_.find(m.host);
+      if (r != remotes_.end() && now < r->second.next_fetch) continue;
+      v.exchange.insert(m.host);
+      --budget;
+    }
+  }
+  v.targets.erase(kSelf);
+  v.exchange.erase(kSelf);
+  return v;
+}
+
+std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
+    const std::vector<DeviceAddress>& local,
+    const std::set<std::string>& targets) {
   std::map<LinkKey, std::string> out;
   std::set<PairKey> taken;  // one link per device pair, the first address
   auto add = [&](const std::string& peer, const std::vector<ProbePair>& pairs,
@@ -158,6 +276,7 @@ std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
   };
   std::lock_guard g(mu_);
   for (const auto& p : peers_) {
+    if (targets.count(p.host) == 0) continue;
     auto it = remotes_.find(p.host);
     if (it == remotes_.end() || !it->second.known) continue;
     if (it->second.addresses.id == id_) continue;  // this host itself
@@ -201,9 +320,13 @@ void FabricEngine::Round() {
     }
   }
   responder_.SetAddresses(local);
-  Exchange(now);
+  const MeshView mesh = Plan(local);
+  Exchange(now, mesh.exchange);
   // Who may connect to the responder: the peers' management addresses and
-  // announced RDMA addresses, and this host's own for intra-host probes.
+  // the RDMA addresses they announced (kept from earlier periods, and
+  // fetched ahead for the peers that probe this host), and this host's own
+  // for intra-host probes. How many: the schedule's bound, which
+  // max_connections per device leaves room for.
   std::set<std::string> allowed;
   {
     std::lock_guard g(mu_);
@@ -219,7 +342,7 @@ void FabricEngine::Round() {
   }
   responder_.SetAllowed(std::move(allowed));
 
-  const auto wanted = WantedLinks(local);
+  const auto wanted = WantedLinks(local, mesh.targets);
   for (auto it = links_.begin(); it != links_.end();) {
     if (wanted.count(it->first) == 0) {
       stats_->ForgetPair(it->first.pair);
@@ -232,6 +355,21 @@ void FabricEngine::Round() {
     std::lock_guard g(mu_);
     stats_->SetPeers(peers_.size(), wanted.size());
   }
+  stats_->SetScheduledPeers(mesh.targets.size());
+  std::map<std::string, std::string> peer_groups;
+  for (const auto& m : mesh_members_) {
+    // The peers with per-pair series: those of other groups rotate, and
+    // their group is on their own series.
+    if (mesh.targets.count(m.host) > 0 && mesh.cross.count(m.host) == 0)
+      peer_groups.emplace(m.host, m.group);
+  }
+  stats_->SetMesh(mesh.self, mesh.group, peer_groups);
+  std::map<PairKey, std::string> aggregated;
+  for (const auto& [key, _] : wanted) {
+    auto c = mesh.cross.find(key.pair.peer);
+    if (c != mesh.cross.end()) aggregated.emplace(key.pair, c->second);
+  }
+  stats_->SetAggregated(std::move(aggregated));
   for (const auto& [key, group] : wanted) {
     if (stop_) return;
     auto& s = links_[key];
@@ -324,6 +462,9 @@ EndpointReply FabricEngine::Addresses() const {
     std::lock_guard g(mu_);
     a.addresses = local_;
   }
+  // Only a group given by flag: the subnet every peer works out itself,
+  // and exporters that predate the key refuse an answer that has it.
+  a.group = deps_.group;
   EndpointReply r;
   r.content_type = "application/json";
   r.body = AddressesToJson(a);

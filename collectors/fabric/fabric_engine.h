@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/fabric_stats.h"
+#include "collectors/fabric/mesh_schedule.h"
 #include "collectors/fabric/peer_sources.h"
 #include "collectors/fabric/probe_target.h"
 #include "collectors/fabric/rc_link.h"
@@ -37,6 +39,12 @@ struct EngineDeps {
   LocalReader local;
   Resolver resolver;
   HttpGet http_get;
+  // The names this host may have in the peer set (host name, addresses):
+  // the first peer named so is this host in the partial mesh.
+  std::function<std::set<std::string>()> self_names;
+  // This host's group (--collector.fabric.group), announced in
+  // /fabric/addresses; empty: its first RDMA address's subnet.
+  std::string group;
 };
 
 // The peer label value "self": probes between this host's own devices.
@@ -78,11 +86,31 @@ class FabricEngine {
     std::chrono::steady_clock::time_point next_fetch{};
   };
 
+  // This period's share of the partial mesh: the peers probed, and those
+  // whose addresses are fetched (probed or probing this host, this period
+  // and the next, so a new period starts with its addresses known).
+  struct MeshView {
+    std::string self;   // this host as the peer set names it, or kSelf
+    std::string group;  // its group
+    std::set<std::string> targets;
+    std::set<std::string> exchange;
+    // Targets in other groups -> their group (partial mesh only): their
+    // pairs rotate, so they are counted per group, not per pair.
+    std::map<std::string, std::string> cross;
+  };
+
   void Loop();
   void Round();
-  void Exchange(std::chrono::steady_clock::time_point now);
+  [[nodiscard]] MeshView Plan(const std::vector<DeviceAddress>& local);
+  void Exchange(std::chrono::steady_clock::time_point now,
+                const std::set<std::string>& hosts);
   [[nodiscard]] std::map<LinkKey, std::string> WantedLinks(
-      const std::vector<DeviceAddress>& local);
+      const std::vector<DeviceAddress>& local,
+      const std::set<std::string>& targets);
+  // This host's group unless labelled: --collector.fabric.group, else its
+  // first address's subnet (which peers work out from its addresses).
+  [[nodiscard]] std::string OwnGroup(
+      const std::vector<DeviceAddress>& local) const;
   void Probe(const LinkKey& key, LinkState& s);
   [[nodiscard]] ConnectSpec Spec(const LinkKey& key) const;
   [[nodiscard]] std::uint32_t OpBits() const;
@@ -107,6 +135,11 @@ class FabricEngine {
   std::map<std::string, Remote> remotes_;
 
   std::map<LinkKey, LinkState> links_;  // engine thread only
+  // Engine thread only: the schedule of the last peer set and the peers
+  // exchanged with (their failure counters leave with them).
+  std::vector<MeshMember> mesh_members_;
+  std::unique_ptr<MeshSchedule> mesh_;
+  std::set<std::string> exchanging_;
   // One /probe round at a time; a request that finds one running waits for
   // it up to kProbeQueueWait (Prometheus scrapes several /probe targets of
   // one exporter at overlapping moments: refusing at once failed whichever

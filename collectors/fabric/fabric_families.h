@@ -67,6 +67,25 @@ inline constexpr FamilyDesc kPairs{
     "rnic_fabric_pairs", MetricType::Gauge, "",
     "Device pairs being probed (local device x peer device that share a "
     "subnet, or every pair with fabric.pairing: all)."};
+inline constexpr FamilyDesc kScheduledPeers{
+    "rnic_fabric_scheduled_peers", MetricType::Gauge, "",
+    "Peer hosts probed in the current rotation period of the partial mesh "
+    "(every peer while the peer set is within fabric.mesh.max_peers)."};
+inline constexpr FamilyDesc kGroupProbes{
+    "rnic_fabric_group_probes_total", MetricType::Counter,
+    "device,group,result",
+    "Fabric probe operations to peers of other groups of the partial mesh, "
+    "by their group and result (as rnic_fabric_probes_total): those pairs "
+    "change every rotation period, so they have no per-pair series."};
+inline constexpr FamilyDesc kMeshInfo{
+    "rnic_fabric_mesh_info", MetricType::Gauge, "host,group",
+    "1, labelled with this host's name in the peer set (self when it is not "
+    "in it) and its group in the partial mesh (ToR, rack or subnet)."};
+inline constexpr FamilyDesc kPeerGroup{
+    "rnic_fabric_peer_group_info", MetricType::Gauge, "peer,group",
+    "1 for each peer probed per pair (all of them below "
+    "fabric.mesh.max_peers, else those of this host's group), labelled with "
+    "the peer's group in the partial mesh."};
 inline constexpr FamilyDesc kResponderConnections{
     "rnic_fabric_responder_connections", MetricType::Gauge, "device",
     "Connections the responder holds open on this device."};
@@ -98,6 +117,10 @@ inline constexpr const FamilyDesc* kAll[] = {&kRtt,
                                              &kAddressExchangeFailures,
                                              &kPeers,
                                              &kPairs,
+                                             &kScheduledPeers,
+                                             &kGroupProbes,
+                                             &kMeshInfo,
+                                             &kPeerGroup,
                                              &kResponderConnections,
                                              &kResponderAccepted,
                                              &kResponderRefused,

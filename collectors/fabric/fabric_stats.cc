@@ -34,6 +34,14 @@ FabricStats::FabricStats(std::string group_by)
                                families::kAddressExchangeFailures, *registry_)),
       peers_(Build(prometheus::BuildGauge(), families::kPeers, *registry_)),
       pairs_(Build(prometheus::BuildGauge(), families::kPairs, *registry_)),
+      scheduled_(Build(prometheus::BuildGauge(), families::kScheduledPeers,
+                       *registry_)),
+      group_probes_(Build(prometheus::BuildCounter(), families::kGroupProbes,
+                          *registry_)),
+      mesh_info_(
+          Build(prometheus::BuildGauge(), families::kMeshInfo, *registry_)),
+      peer_group_(
+          Build(prometheus::BuildGauge(), families::kPeerGroup, *registry_)),
       responder_connections_(Build(prometheus::BuildGauge(),
                                    families::kResponderConnections,
                                    *registry_)),
@@ -74,6 +82,8 @@ void FabricStats::RecordRtts(const PairKey& k, const std::string& group,
   std::lock_guard g(mu_);
   const std::string opname = probe::OperationName(op);
   Histogram* h = nullptr;
+  const bool aggregated = aggregated_.count(k) > 0;
+  if (aggregated && group_by_.empty()) return;
   if (!group_by_.empty()) {
     GroupKey gk{k.device, group, opname, size};
     auto it = groups_.find(gk);
@@ -105,6 +115,15 @@ void FabricStats::RecordRtts(const PairKey& k, const std::string& group,
 void FabricStats::RecordProbes(const PairKey& k, probe::Operation op,
                                const std::string& result, std::uint64_t n) {
   std::lock_guard g(mu_);
+  if (auto a = aggregated_.find(k); a != aggregated_.end()) {
+    auto& slot = group_probes_map_[{k.device, a->second, result}];
+    if (slot == nullptr) {
+      slot = &group_probes_.Add(
+          {{"device", k.device}, {"group", a->second}, {"result", result}});
+    }
+    slot->Increment(static_cast<double>(n));
+    return;
+  }
   auto& p = Pair(k);
   const std::string opname = probe::OperationName(op);
   auto& slot = p.probes[{opname, result}];
@@ -120,6 +139,7 @@ void FabricStats::RecordProbes(const PairKey& k, probe::Operation op,
 void FabricStats::RecordCompletionError(const PairKey& k, probe::Operation op,
                                         const std::string& status) {
   std::lock_guard g(mu_);
+  if (aggregated_.count(k) > 0) return;
   auto& p = Pair(k);
   const std::string opname = probe::OperationName(op);
   auto& slot = p.errors[{opname, status}];
@@ -135,6 +155,7 @@ void FabricStats::RecordCompletionError(const PairKey& k, probe::Operation op,
 void FabricStats::RecordConnectFailure(const PairKey& k,
                                        const std::string& event) {
   std::lock_guard g(mu_);
+  if (aggregated_.count(k) > 0) return;
   auto& p = Pair(k);
   auto& slot = p.connect_failures[event];
   if (slot == nullptr) {
@@ -147,6 +168,7 @@ void FabricStats::RecordConnectFailure(const PairKey& k,
 
 void FabricStats::RecordConnected(const PairKey& k, double unix_seconds) {
   std::lock_guard g(mu_);
+  if (aggregated_.count(k) > 0) return;
   auto& p = Pair(k);
   if (p.connected_before) p.reconnects->Increment();
   p.connected_before = true;
@@ -155,11 +177,16 @@ void FabricStats::RecordConnected(const PairKey& k, double unix_seconds) {
 
 void FabricStats::SetPeerUp(const PairKey& k, bool up) {
   std::lock_guard g(mu_);
+  if (aggregated_.count(k) > 0) return;
   Pair(k).up->Set(up ? 1 : 0);
 }
 
 void FabricStats::ForgetPair(const PairKey& k) {
   std::lock_guard g(mu_);
+  ForgetPairLocked(k);
+}
+
+void FabricStats::ForgetPairLocked(const PairKey& k) {
   auto it = pairs_map_.find(k);
   if (it == pairs_map_.end()) return;
   auto& p = it->second;
@@ -191,6 +218,54 @@ void FabricStats::ForgetPeer(const std::string& peer) {
 void FabricStats::SetPeers(std::size_t peers, std::size_t pairs) {
   peers_.Add({}).Set(static_cast<double>(peers));
   pairs_.Add({}).Set(static_cast<double>(pairs));
+}
+
+void FabricStats::SetScheduledPeers(std::size_t peers) {
+  scheduled_.Add({}).Set(static_cast<double>(peers));
+}
+
+void FabricStats::SetAggregated(std::map<PairKey, std::string> pairs) {
+  std::lock_guard g(mu_);
+  aggregated_ = std::move(pairs);
+  // A pair probed per pair until now (its peer changed group) loses its
+  // per-pair series.
+  for (const auto& [k, _] : aggregated_) ForgetPairLocked(k);
+}
+
+double FabricStats::GroupProbes(const std::string& device,
+                                const std::string& group,
+                                const std::string& result) const {
+  std::lock_guard g(mu_);
+  auto it = group_probes_map_.find({device, group, result});
+  return it == group_probes_map_.end() ? 0 : it->second->Value();
+}
+
+void FabricStats::SetMesh(
+    const std::string& host, const std::string& group,
+    const std::map<std::string, std::string>& peer_groups) {
+  std::lock_guard g(mu_);
+  if (mesh_self_ == nullptr || mesh_self_key_ != std::pair{host, group}) {
+    if (mesh_self_ != nullptr) mesh_info_.Remove(mesh_self_);
+    mesh_self_ = &mesh_info_.Add({{"host", host}, {"group", group}});
+    mesh_self_->Set(1);
+    mesh_self_key_ = {host, group};
+  }
+  for (auto it = peer_groups_.begin(); it != peer_groups_.end();) {
+    auto want = peer_groups.find(it->first.first);
+    if (want == peer_groups.end() || want->second != it->first.second) {
+      peer_group_.Remove(it->second);
+      it = peer_groups_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (const auto& [peer, group] : peer_groups) {
+    auto [it, fresh] = peer_groups_.try_emplace({peer, group}, nullptr);
+    if (fresh) {
+      it->second = &peer_group_.Add({{"peer", peer}, {"group", group}});
+      it->second->Set(1);
+    }
+  }
 }
 
 void FabricStats::SetResponderConnections(const std::string& dev, int n) {

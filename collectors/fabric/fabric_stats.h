@@ -55,10 +55,20 @@ class FabricStats {
   void SetPeerUp(const PairKey& k, bool up);
   // Drops every series of the pair (it left the peer set).
   void ForgetPair(const PairKey& k);
+  // Pairs to peers of other groups of the partial mesh (pair -> the peer's
+  // group), replacing the last set: their probes count per group in
+  // rnic_fabric_group_probes_total, their RTTs go only to the group_by
+  // histograms, and they have no per-pair series (they rotate).
+  void SetAggregated(std::map<PairKey, std::string> pairs);
 
   void RecordExchangeFailure(const std::string& peer);
   void ForgetPeer(const std::string& peer);
   void SetPeers(std::size_t peers, std::size_t pairs);
+  void SetScheduledPeers(std::size_t peers);
+  // This host's name and group, and the group of each peer probed (the
+  // series of peers no longer given leave).
+  void SetMesh(const std::string& host, const std::string& group,
+               const std::map<std::string, std::string>& peer_groups);
 
   void SetResponderConnections(const std::string& dev, int n);
   void RecordAccepted(const std::string& dev);
@@ -82,6 +92,9 @@ class FabricStats {
   [[nodiscard]] double Refused(const std::string& dev,
                                const std::string& reason) const;
   [[nodiscard]] std::optional<double> PeerUp(const PairKey& k) const;
+  [[nodiscard]] double GroupProbes(const std::string& device,
+                                   const std::string& group,
+                                   const std::string& result) const;
 
  private:
   using Counter = prometheus::Counter;
@@ -101,6 +114,7 @@ class FabricStats {
       std::tuple<std::string, std::string, std::string, std::uint32_t>;
 
   PairSeries& Pair(const PairKey& k);  // callers hold mu_
+  void ForgetPairLocked(const PairKey& k);
   [[nodiscard]] prometheus::Labels PairLabels(const PairKey& k) const;
 
   std::string group_by_;
@@ -116,6 +130,10 @@ class FabricStats {
   prometheus::Family<Counter>& exchange_failures_;
   prometheus::Family<Gauge>& peers_;
   prometheus::Family<Gauge>& pairs_;
+  prometheus::Family<Gauge>& scheduled_;
+  prometheus::Family<Counter>& group_probes_;
+  prometheus::Family<Gauge>& mesh_info_;
+  prometheus::Family<Gauge>& peer_group_;
   prometheus::Family<Gauge>& responder_connections_;
   prometheus::Family<Counter>& accepted_;
   prometheus::Family<Counter>& refused_;
@@ -127,6 +145,12 @@ class FabricStats {
   std::map<GroupKey, Histogram*> groups_;
   std::map<std::string, Counter*> exchange_;
   std::map<std::string, Gauge*> responder_;
+  std::map<PairKey, std::string> aggregated_;
+  std::map<std::tuple<std::string, std::string, std::string>, Counter*>
+      group_probes_map_;
+  Gauge* mesh_self_ = nullptr;
+  std::pair<std::string, std::string> mesh_self_key_;
+  std::map<std::pair<std::string, std::string>, Gauge*> peer_groups_;
   std::map<std::string, Counter*> accepted_map_;
   std::map<std::tuple<std::string, std::string>, Counter*> refused_map_;
 };

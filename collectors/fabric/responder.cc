@@ -3,11 +3,11 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
-#include <rdma/rdma_cma.h>
-#include <spdlog/spdlog.h>
 
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/private_data.h"
@@ -236,9 +236,11 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
     (void)rdma_reject(id, nullptr, 0);
     rdma_destroy_id(id);
   };
-  const auto decision =
-      Admit(Allowed(IpOf(rdma_get_peer_addr(id))),
-            static_cast<int>(conns_.size()), max_connections_, data);
+  // The cap is per device: each device answers its own rail's peers.
+  int open = 0;
+  for (const auto& [_, c] : conns_) open += c->device == device;
+  const auto decision = Admit(Allowed(IpOf(rdma_get_peer_addr(id))), open,
+                              max_connections_, data);
   if (!decision.accept) return refuse(decision.reason);
   const Hello& hello = decision.hello;
   if (const char* bad = SetIdOptions(id, tos_, ack_timeout_)) {

@@ -30,7 +30,8 @@ namespace rnic::fabric {
 
 // What the responder does with a CONNECT_REQUEST: accept (with the parsed
 // hello) or refuse for `reason`, the label value of
-// rnic_fabric_responder_refused_total.
+// rnic_fabric_responder_refused_total. `open_connections` and
+// `max_connections` count the connections of the device asked.
 struct Admission {
   bool accept = false;
   std::string reason;
@@ -42,8 +43,8 @@ struct Admission {
 
 class Responder {
  public:
-  // `tos`, `ack_timeout`: for the answers, as the initiator sets them for
-  // its requests (-1: defaults).
+  // `max_connections`: per device. `tos`, `ack_timeout`: for the answers, as
+  // the initiator sets them for its requests (-1: defaults).
   Responder(int port, int max_connections, int tos, int ack_timeout,
             std::shared_ptr<FabricStats> stats);
   ~Responder();

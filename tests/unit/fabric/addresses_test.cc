@@ -28,6 +28,34 @@ TEST(AddressesTest, JsonRoundTrip) {
             0u);
 }
 
+TEST(AddressesTest, TheGroupIsAnnouncedAndReadBack) {
+  HostAddresses a;
+  a.group = "tor-7";
+  a.addresses = {{"mlx5_0", "10.0.0.5", 24}};
+  const auto json = AddressesToJson(a);
+  EXPECT_NE(json.find(",\"group\":\"tor-7\","), std::string::npos) << json;
+  auto back = ParseAddressesJson(json);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->group, "tor-7");
+  // Absent: no group; one that is no group name is not announced.
+  EXPECT_EQ(ParseAddressesJson(AddressesToJson({})).value().group, "");
+  a.group = "a\"b";
+  EXPECT_EQ(AddressesToJson(a).find("group"), std::string::npos);
+  EXPECT_TRUE(ValidGroup("10.0.3.0/24"));
+  EXPECT_FALSE(ValidGroup(""));
+  EXPECT_FALSE(ValidGroup(std::string(129, 'a')));
+  EXPECT_FALSE(ValidGroup("rack 1"));
+}
+
+TEST(AddressesTest, SubnetOfAnAddress) {
+  EXPECT_EQ(SubnetOf({"d", "10.0.3.5", 24}), "10.0.3.0/24");
+  EXPECT_EQ(SubnetOf({"d", "10.0.3.5", 22}), "10.0.0.0/22");
+  EXPECT_EQ(SubnetOf({"d", "10.0.3.5", 32}), "10.0.3.5/32");
+  EXPECT_EQ(SubnetOf({"d", "10.0.3.5", 0}), "0.0.0.0/0");
+  EXPECT_EQ(SubnetOf({"d", "fd00:1:2:3::9", 64}), "fd00:1:2:3::/64");
+  EXPECT_EQ(SubnetOf({"d", "nonsense", 24}), "");
+}
+
 TEST(AddressesTest, HostileAnswersAreRefused) {
   const std::pair<const char*, const char*> cases[] = {
       {"[1]", "addresses: must be a map"},
@@ -44,6 +72,8 @@ TEST(AddressesTest, HostileAnswersAreRefused) {
       {"{", "not JSON"},
       {R"({"version":1,"id":"xyz","port":1,"devices":{}})", "id must be"},
       {R"({"version":1,"id":[1],"port":1,"devices":{}})", "id must be"},
+      {R"({"version":1,"group":"a b","port":1,"devices":{}})", "group must be"},
+      {R"({"version":1,"group":{},"port":1,"devices":{}})", "group must be"},
   };
   for (const auto& [text, want] : cases) {
     auto r = ParseAddressesJson(text);

@@ -22,6 +22,12 @@ TEST(FabricConfigTest, AbsentSectionGivesDefaults) {
   EXPECT_TRUE(r->Wants(probe::Operation::kWrite));
   EXPECT_FALSE(r->Wants(probe::Operation::kRead));
   EXPECT_EQ(r->MaxSize(), 64u);
+  EXPECT_EQ(r->max_connections, 64);
+  EXPECT_EQ(r->mesh, MeshConfig{});
+  EXPECT_EQ(r->mesh.max_peers, 64);
+  EXPECT_EQ(r->mesh.representatives, 3);
+  EXPECT_EQ(r->mesh.rotation, std::chrono::seconds(10));
+  EXPECT_EQ(r->mesh.group_label, "tor");
 }
 
 TEST(FabricConfigTest, FullSection) {
@@ -47,6 +53,7 @@ cpu_budget_percent: 2
 pairing: all
 intra_host: false
 group_by: tor
+mesh: {max_peers: 0, representatives: 2, rotation_period: 1m, group_label: rack}
 )"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->peers.size(), 3u);
@@ -67,6 +74,7 @@ group_by: tor
   EXPECT_EQ(r->pairing, Pairing::kAll);
   EXPECT_FALSE(r->intra_host);
   EXPECT_EQ(r->group_by, "tor");
+  EXPECT_EQ(r->mesh, (MeshConfig{0, 2, std::chrono::minutes(1), "rack"}));
 }
 
 TEST(FabricConfigTest, ErrorsNameTheKey) {
@@ -95,6 +103,16 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
             "fabric.ack_timeout: must be between -1 and 31");
   EXPECT_EQ(ErrorOf("{max_connections: 0}"),
             "fabric.max_connections: must be between 1 and 65536");
+  EXPECT_EQ(ErrorOf("{mesh: {max_peers: -1}}"),
+            "fabric.mesh.max_peers: must be between 0 and 65536");
+  EXPECT_EQ(ErrorOf("{mesh: {representatives: 0}}"),
+            "fabric.mesh.representatives: must be between 1 and 1024");
+  EXPECT_EQ(ErrorOf("{mesh: {rotation_period: 10ms}}")
+                .rfind("fabric.mesh.rotation_period:", 0),
+            0u);
+  EXPECT_EQ(ErrorOf("{mesh: {group_label: 'a-b'}}"),
+            "fabric.mesh.group_label: must be a label name, not 'a-b'");
+  EXPECT_EQ(ErrorOf("{mesh: {k: 1}}"), "fabric.mesh.k: unknown key");
   EXPECT_EQ(ErrorOf("{[a]: 1}").find("fabric: a key must be a plain name"), 0u);
 }
 

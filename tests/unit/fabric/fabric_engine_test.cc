@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -148,6 +150,150 @@ TEST(FabricEngineTest, ConcurrentProbeRequestsWaitForTheRunningRound) {
   // A round past the wait: the second is refused, not queued forever.
   delay_ms = 3000;
   EXPECT_EQ(two_at_once(), (std::pair{200, 503}));
+}
+
+// Above fabric.mesh.max_peers only this host's share of the partial mesh
+// is asked for its addresses and probed, so the per-peer series (pairs,
+// exchange failures) follow the bound, not the fleet; the host announces
+// its group.
+TEST(FabricEngineTest, AboveTheBoundOnlyScheduledPeersAreExchangedAndProbed) {
+  FabricConfig cfg;
+  std::vector<MeshMember> members;
+  std::map<std::string, int> number;
+  for (int g = 0; g < 4; ++g) {
+    for (int h = 0; h < 5; ++h) {
+      const std::string host =
+          "h" + std::to_string(g) + "-" + std::to_string(h);
+      const std::string tor = "t" + std::to_string(g);
+      cfg.peers.push_back({host, 0, {{"tor", tor}}});
+      members.push_back({host, tor});
+      number[host] = 10 + 5 * g + h;
+    }
+  }
+  // 19 peers: own group 4 + ceil(1 * 3 / 5) = 1 other per period.
+  cfg.mesh.max_peers = 6;
+  cfg.mesh.representatives = 1;
+  cfg.mesh.rotation = std::chrono::hours(24);
+  cfg.interval = std::chrono::milliseconds(50);
+  cfg.connect_timeout = std::chrono::milliseconds(50);
+  cfg.backoff_initial = std::chrono::milliseconds(10);
+  cfg.backoff_max = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  auto stats = std::make_shared<FabricStats>();
+  std::mutex mu;
+  std::set<std::string> asked;
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24}};
+  };
+  deps.self_names = [] { return std::set<std::string>{"h0-0", "192.0.2.1"}; };
+  deps.group = "t0";
+  deps.http_get = [&](const std::string& host, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::lock_guard g(mu);
+    asked.insert(host);
+    const std::string ip = "192.0.2." + std::to_string(number.at(host));
+    return AddressesToJson({kDefaultPort, "", {{"mlx5_0", ip, 24}}, ""});
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
+  EXPECT_NE(engine.Addresses().body.find("\"group\":\"t0\""),
+            std::string::npos);
+  engine.Start();
+  const MeshSchedule ref(members, {6, 1});
+  const auto period =
+      MeshPeriod(std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count(),
+                 cfg.mesh.rotation.count());
+  const auto targets = ref.Targets("h0-0", period);
+  ASSERT_EQ(targets.size(), 5u);
+  // Two rounds over the first target: every target's pair exists by then.
+  ASSERT_TRUE(WaitFor([&] {
+    return stats->Probes({"mlx5_0", targets.front(), "mlx5_0"},
+                         Operation::kSend, "not_connected") >= 2;
+  }));
+  engine.Stop();
+  // The period could have turned midnight meanwhile: either day's.
+  std::set<std::string> may_ask, may_probe;
+  for (auto n : {period, period + 1, period + 2}) {
+    for (const auto& h : ref.Targets("h0-0", n)) may_ask.insert(h);
+    for (const auto& h : ref.Sources("h0-0", n)) may_ask.insert(h);
+    if (n < period + 2)
+      for (const auto& h : ref.Targets("h0-0", n)) may_probe.insert(h);
+  }
+  std::lock_guard g(mu);
+  EXPECT_LT(asked.size(), 19u);
+  for (const auto& h : asked) EXPECT_TRUE(may_ask.count(h) > 0) << h;
+  for (const auto& h : targets) EXPECT_TRUE(asked.count(h) > 0) << h;
+  // The own group per pair; the one of another group, which rotates, per
+  // group only.
+  std::size_t probed = 0;
+  for (const auto& m : members) {
+    if (!stats->PeerUp({"mlx5_0", m.host, "mlx5_0"}).has_value()) continue;
+    ++probed;
+    EXPECT_TRUE(may_probe.count(m.host) > 0) << m.host;
+    EXPECT_EQ(m.group, "t0") << m.host;
+  }
+  EXPECT_EQ(probed, 4u);
+  double cross = 0;
+  for (const auto& t : {"t1", "t2", "t3"})
+    cross += stats->GroupProbes("mlx5_0", t, "not_connected");
+  EXPECT_GE(cross, 2);
+}
+
+// A peer set without labels (DNS): the peers' groups come from their
+// announcements, asked max_peers a round, so every peer's group is known
+// long before the mesh itself would have reached every peer.
+TEST(FabricEngineTest, GroupsOfUnlabelledPeersAreLearnedFromTheirAnswers) {
+  FabricConfig cfg;
+  for (int h = 0; h < 12; ++h) cfg.peers.push_back({"p" + std::to_string(h)});
+  cfg.mesh.max_peers = 3;
+  cfg.mesh.rotation = std::chrono::hours(24);
+  cfg.interval = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  std::mutex mu;
+  std::map<std::string, int> asked;
+  EngineDeps deps;
+  deps.local = [] { return std::vector<DeviceAddress>{}; };
+  deps.self_names = [] { return std::set<std::string>{"p0"}; };
+  deps.http_get = [&](const std::string& host, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::lock_guard g(mu);
+    ++asked[host];
+    // Four racks of three; no addresses, so nothing is probed.
+    return AddressesToJson(
+        {kDefaultPort, "", {}, "rack" + std::to_string(host.back() % 4)});
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, std::make_shared<FabricStats>(),
+                      std::move(deps));
+  engine.Start();
+  EXPECT_TRUE(WaitFor([&] {
+    std::lock_guard g(mu);
+    return asked.size() == 11;
+  }));
+  engine.Stop();
+  std::lock_guard g(mu);
+  EXPECT_EQ(asked.count("p0"), 0u);  // this host
+  // Each once: a known group is not asked again within refresh_interval.
+  for (const auto& [host, n] : asked) EXPECT_EQ(n, 1) << host;
+}
+
+// Without --collector.fabric.group a host announces no group: peers take
+// its first address's subnet, and exporters that predate the key keep
+// reading its answers.
+TEST(FabricEngineTest, WithoutAGroupNoneIsAnnounced) {
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24}};
+  };
+  FabricEngine engine(FabricConfig{}, kDefaultPort, -1,
+                      std::make_shared<FabricStats>(), std::move(deps));
+  engine.Start();
+  ASSERT_TRUE(WaitFor([&] {
+    return engine.Addresses().body.find("192.0.2.1") != std::string::npos;
+  }));
+  engine.Stop();
+  EXPECT_EQ(engine.Addresses().body.find("group"), std::string::npos);
 }
 
 }  // namespace

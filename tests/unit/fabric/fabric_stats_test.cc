@@ -103,6 +103,64 @@ TEST(FabricStatsTest, ForgetPairDropsItsSeries) {
   }
 }
 
+// The mesh's info series follow the schedule: a peer no longer probed, or
+// one whose group changed, leaves; this host's series is replaced.
+TEST(FabricStatsTest, MeshInfoFollowsTheSchedule) {
+  FabricStats s;
+  auto labels = [&s](const std::string& family) {
+    MetricSet set;
+    s.AppendTo(set);
+    std::set<std::string> out;
+    for (const auto& f : set.families()) {
+      if (f.name != family) continue;
+      for (const auto& m : f.metric) {
+        std::string l;
+        for (const auto& p : m.label) l += p.name + "=" + p.value + ",";
+        out.insert(l + std::to_string(m.gauge.value));
+      }
+    }
+    return out;
+  };
+  s.SetMesh("node-self", "t0", {{"node-a", "t1"}, {"node-b", "t2"}});
+  EXPECT_EQ(labels("rnic_fabric_mesh_info"),
+            std::set<std::string>{"host=node-self,group=t0,1.000000"});
+  EXPECT_EQ(labels("rnic_fabric_peer_group_info"),
+            (std::set<std::string>{"peer=node-a,group=t1,1.000000",
+                                   "peer=node-b,group=t2,1.000000"}));
+  s.SetMesh("node-self", "10.0.0.0/24", {{"node-b", "t3"}, {"node-c", "t1"}});
+  EXPECT_EQ(labels("rnic_fabric_mesh_info"),
+            std::set<std::string>{"host=node-self,group=10.0.0.0/24,1.000000"});
+  EXPECT_EQ(labels("rnic_fabric_peer_group_info"),
+            (std::set<std::string>{"peer=node-b,group=t3,1.000000",
+                                   "peer=node-c,group=t1,1.000000"}));
+}
+
+// Pairs to other groups of the partial mesh rotate: counted per group,
+// never per pair; a pair that becomes one loses its per-pair series.
+TEST(FabricStatsTest, AggregatedPairsCountPerGroupOnly) {
+  FabricStats s;
+  const double one[] = {1e-5};
+  s.SetPeerUp(kA, true);
+  s.SetAggregated({{kA, "t1"}, {kB, "t1"}});
+  EXPECT_FALSE(s.PeerUp(kA).has_value());
+  s.RecordProbes(kA, Operation::kSend, "ok", 5);
+  s.RecordProbes(kB, Operation::kWrite, "timeout");
+  s.RecordRtts(kA, "", Operation::kSend, 64, one);
+  s.RecordCompletionError(kB, Operation::kWrite, "x");
+  s.RecordConnectFailure(kB, "rejected");
+  s.RecordConnected(kB, 1);
+  s.SetPeerUp(kB, false);
+  EXPECT_EQ(s.GroupProbes("mlx5_0", "t1", "ok"), 5);
+  EXPECT_EQ(s.GroupProbes("mlx5_0", "t1", "timeout"), 1);
+  EXPECT_EQ(s.Probes(kA, Operation::kSend, "ok"), 0);
+  EXPECT_FALSE(s.PeerUp(kB).has_value());
+  EXPECT_FALSE(s.Rtt(kA, Operation::kSend, 64).has_value());
+  // Back in the own group: per pair again.
+  s.SetAggregated({});
+  s.SetPeerUp(kA, true);
+  EXPECT_EQ(s.PeerUp(kA), 1.0);
+}
+
 TEST(FabricStatsTest, EveryFamilyIsDeclaredWithItsLabels) {
   FabricStats s("tor");
   const double one[] = {1e-5};
@@ -117,6 +175,10 @@ TEST(FabricStatsTest, EveryFamilyIsDeclaredWithItsLabels) {
   s.RecordAccepted("mlx5_0");
   s.RecordRefused("mlx5_0", "not_in_peer_set");
   s.AddCpuSeconds(0.1);
+  s.SetScheduledPeers(3);
+  s.SetAggregated({{kC, "t9"}});
+  s.RecordProbes(kC, Operation::kSend, "ok");
+  s.SetMesh("node-self", "t0", {{"node-a", "t1"}});
   MetricSet set;
   s.AppendTo(set);
   std::size_t families = 0;

@@ -1,0 +1,186 @@
+#include "collectors/fabric/mesh_schedule.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace rnic::fabric {
+namespace {
+
+// FNV-1a: the same on every platform and build, unlike std::hash, so every
+// exporter orders the groups alike.
+std::uint64_t Fnv1a(const std::string& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void SortUnique(std::vector<std::string>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+}  // namespace
+
+MeshSchedule::MeshSchedule(const std::vector<MeshMember>& members,
+                           MeshBounds bounds) {
+  std::map<std::string, std::string> group_of;
+  for (const auto& m : members) group_of.emplace(m.host, m.group);
+  std::map<std::string, std::vector<std::string>> by_group;
+  for (const auto& [host, group] : group_of) by_group[group].push_back(host);
+  for (auto& [name, hosts] : by_group) groups_.push_back({name, hosts, 0, 0});
+  // Ordered by hash, not name: neighbouring names (rack-01, rack-02) are
+  // often neighbours in the fabric, and the cross-group windows should mix.
+  std::sort(groups_.begin(), groups_.end(), [](const Group& a, const Group& b) {
+    return std::tuple(Fnv1a(a.name), a.name) <
+           std::tuple(Fnv1a(b.name), b.name);
+  });
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    for (std::size_t r = 0; r < groups_[g].members.size(); ++r) {
+      index_.push_back({groups_[g].members[r], Where{g, r}});
+    }
+  }
+  std::sort(index_.begin(), index_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+
+  const long n = static_cast<long>(index_.size());
+  const long peers = bounds.max_peers;
+  const long k = std::max(1, bounds.representatives);
+  representatives_ = static_cast<std::uint64_t>(k);
+  full_ = peers <= 0 || n - 1 <= peers;
+  const long other_groups = static_cast<long>(groups_.size()) - 1;
+  for (auto& g : groups_) {
+    const long m = static_cast<long>(g.members.size());
+    const long own_want = m - 1;
+    if (full_) {
+      g.own = static_cast<int>(own_want);
+      g.cross = static_cast<int>(n - m);
+      continue;
+    }
+    // k hosts of every other group per period from the group as a whole.
+    long cross_want = other_groups > 0 ? (k * other_groups + m - 1) / m : 0;
+    cross_want = std::min(cross_want, n - m);
+    long cross = cross_want;
+    if (own_want + cross_want > peers) {
+      // A group too large for the budget keeps at least half of it for
+      // the other groups, or no group pair would ever be probed.
+      cross = std::min(cross_want, std::max(peers - own_want, (peers + 1) / 2));
+    }
+    g.cross = static_cast<int>(cross);
+    g.own = static_cast<int>(std::min(own_want, peers - cross));
+  }
+}
+
+const MeshSchedule::Where* MeshSchedule::Find(const std::string& host) const {
+  auto it = std::lower_bound(
+      index_.begin(), index_.end(), host,
+      [](const auto& e, const std::string& h) { return e.first < h; });
+  if (it == index_.end() || it->first != host) return nullptr;
+  return &it->second;
+}
+
+std::size_t MeshSchedule::CrossGroup(std::size_t from, std::uint64_t q) const {
+  const std::uint64_t g = groups_.size();
+  return static_cast<std::size_t>((from + 1 + q % (g - 1)) % g);
+}
+
+std::size_t MeshSchedule::CrossMember(std::size_t from, std::size_t to,
+                                      std::uint64_t q) const {
+  const std::uint64_t g = groups_.size();
+  // Offset by the source group times k: the k consecutive members each
+  // group reaches in `to` tile its members, so the hosts probing into a
+  // group spread evenly over its members.
+  return static_cast<std::size_t>((q / (g - 1) + from * representatives_) %
+                                  groups_[to].members.size());
+}
+
+std::vector<std::string> MeshSchedule::Targets(const std::string& host,
+                                               std::uint64_t period) const {
+  std::vector<std::string> out;
+  const Where* w = Find(host);
+  if (w == nullptr) return out;
+  if (full_) {
+    for (const auto& [h, _] : index_) {
+      if (h != host) out.push_back(h);
+    }
+    return out;
+  }
+  const Group& own = groups_[w->group];
+  const std::size_t m = own.members.size();
+  if (static_cast<std::size_t>(own.own) + 1 >= m) {
+    for (const auto& h : own.members) {
+      if (h != host) out.push_back(h);
+    }
+  } else {
+    // A window of offsets 1..m-1 that moves on every period.
+    for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
+      const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
+      out.push_back(own.members[(w->rank + d) % m]);
+    }
+  }
+  const std::uint64_t c = static_cast<std::uint64_t>(own.cross);
+  if (c > 0 && groups_.size() > 1) {
+    const std::uint64_t start = (period + w->rank) * c;
+    for (std::uint64_t q = start; q < start + c; ++q) {
+      const std::size_t to = CrossGroup(w->group, q);
+      out.push_back(groups_[to].members[CrossMember(w->group, to, q)]);
+    }
+  }
+  SortUnique(out);
+  return out;
+}
+
+std::vector<std::string> MeshSchedule::Sources(const std::string& host,
+                                               std::uint64_t period) const {
+  std::vector<std::string> out;
+  const Where* w = Find(host);
+  if (w == nullptr) return out;
+  if (full_) {
+    for (const auto& [h, _] : index_) {
+      if (h != host) out.push_back(h);
+    }
+    return out;
+  }
+  const Group& own = groups_[w->group];
+  const std::size_t m = own.members.size();
+  if (static_cast<std::size_t>(own.own) + 1 >= m) {
+    for (const auto& h : own.members) {
+      if (h != host) out.push_back(h);
+    }
+  } else {
+    for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
+      const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
+      out.push_back(own.members[(w->rank + m - d) % m]);
+    }
+  }
+  const std::uint64_t g = groups_.size();
+  for (std::size_t from = 0; from < g && g > 1; ++from) {
+    if (from == w->group) continue;
+    const Group& src = groups_[from];
+    const std::uint64_t c = static_cast<std::uint64_t>(src.cross);
+    if (c == 0) continue;
+    // The positions of the source group's window that land in this
+    // host's group, then those that land on this host.
+    const std::uint64_t t = (w->group + g - from - 1) % g;
+    const std::uint64_t lo = period * c;
+    const std::uint64_t hi = lo + src.members.size() * c;
+    const std::uint64_t step = g - 1;
+    for (std::uint64_t q = lo + (t + step - lo % step) % step; q < hi;
+         q += step) {
+      if (CrossMember(from, w->group, q) != w->rank) continue;
+      out.push_back(src.members[(q - lo) / c]);
+    }
+  }
+  SortUnique(out);
+  return out;
+}
+
+std::uint64_t MeshPeriod(std::int64_t unix_ms, std::int64_t rotation_ms) {
+  if (unix_ms <= 0 || rotation_ms <= 0) return 0;
+  return static_cast<std::uint64_t>(unix_ms / rotation_ms);
+}
+
+}  // namespace rnic::fabric

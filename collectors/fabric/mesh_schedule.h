@@ -1,0 +1,82 @@
+// The partial mesh of the fabric probe at fleet scale: which peers a host
+// probes in a rotation period, computed by every exporter alone from the
+// same peer set (hosts and their groups, e.g. ToRs) and the period number,
+// so that no coordinator is needed and every responder knows who will
+// connect to it.
+//
+// A host probes every host of its own group and `representatives` hosts of
+// every other group per period, the other groups' share being spread over
+// its own group's hosts: host r of a group of m takes the cross-group
+// positions [r*c, (r+1)*c) of the group's window, c = ceil(k*(G-1)/m), so
+// the group as a whole reaches every other group k times a period. Each
+// host walks its own sequence of (group, member) positions one window per
+// period, so over (G-1)*max group size/c periods it reaches every host.
+// Destination members are offset by k times the source group's index, which
+// spreads the hosts probing into a group evenly over its members. Every count
+// is bounded by `max_peers`; below it every peer is probed every period.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rnic::fabric {
+
+struct MeshMember {
+  std::string host;   // as the peer set names it
+  std::string group;  // "" is a group like any other (peers of no group)
+  bool operator==(const MeshMember&) const = default;
+};
+
+struct MeshBounds {
+  int max_peers = 64;       // peers probed per period; 0: no bound
+  int representatives = 3;  // per other group and period, per group
+};
+
+class MeshSchedule {
+ public:
+  // `members`: the peer set with this host in it (any order; a host listed
+  // twice keeps its first group).
+  MeshSchedule(const std::vector<MeshMember>& members, MeshBounds bounds);
+
+  // The hosts `host` probes in `period`, sorted; empty for a host not in
+  // the set.
+  [[nodiscard]] std::vector<std::string> Targets(const std::string& host,
+                                                 std::uint64_t period) const;
+  // The hosts whose Targets(period) hold `host`, sorted.
+  [[nodiscard]] std::vector<std::string> Sources(const std::string& host,
+                                                 std::uint64_t period) const;
+  // True when every host probes every other every period (the peer set is
+  // within max_peers).
+  [[nodiscard]] bool Full() const { return full_; }
+  [[nodiscard]] std::size_t hosts() const { return index_.size(); }
+  [[nodiscard]] std::size_t groups() const { return groups_.size(); }
+
+ private:
+  struct Group {
+    std::string name;
+    std::vector<std::string> members;  // sorted
+    int own = 0;    // own-group peers probed per host and period
+    int cross = 0;  // other-group peers probed per host and period
+  };
+  struct Where {
+    std::size_t group = 0;
+    std::size_t rank = 0;
+  };
+  [[nodiscard]] const Where* Find(const std::string& host) const;
+  // The member of group `to` at cross position q of a host of group `from`.
+  [[nodiscard]] std::size_t CrossGroup(std::size_t from, std::uint64_t q) const;
+  [[nodiscard]] std::size_t CrossMember(std::size_t from, std::size_t to,
+                                        std::uint64_t q) const;
+
+  std::vector<Group> groups_;  // ordered by a hash of the name
+  std::vector<std::pair<std::string, Where>> index_;  // sorted by host
+  std::uint64_t representatives_ = 1;
+  bool full_ = true;
+};
+
+// The rotation period `unix_ms` falls in.
+[[nodiscard]] std::uint64_t MeshPeriod(std::int64_t unix_ms,
+                                       std::int64_t rotation_ms);
+
+}  // namespace rnic::fabric
