@@ -259,10 +259,10 @@ void FabricStats::SetMesh(
       ++it;
     }
   }
-  for (const auto& [peer, group] : peer_groups) {
-    auto [it, fresh] = peer_groups_.try_emplace({peer, group}, nullptr);
+  for (const auto& [peer, peer_group] : peer_groups) {
+    auto [it, fresh] = peer_groups_.try_emplace({peer, peer_group}, nullptr);
     if (fresh) {
-      it->second = &peer_group_.Add({{"peer", peer}, {"group", group}});
+      it->second = &peer_group_.Add({{"peer", peer}, {"group", peer_group}});
       it->second->Set(1);
     }
   }
