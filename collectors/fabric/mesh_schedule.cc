@@ -97,30 +97,39 @@ std::size_t MeshSchedule::CrossMember(std::size_t from, std::size_t to,
                                   groups_[to].members.size());
 }
 
+bool MeshSchedule::AppendNearPeers(const std::string& host, const Where& w,
+                                   std::uint64_t period, bool mirrored,
+                                   std::vector<std::string>* out) const {
+  if (full_) {
+    for (const auto& [h, _] : index_) {
+      if (h != host) out->push_back(h);
+    }
+    return false;
+  }
+  const Group& own = groups_[w.group];
+  const std::size_t m = own.members.size();
+  if (static_cast<std::size_t>(own.own) + 1 >= m) {
+    for (const auto& h : own.members) {
+      if (h != host) out->push_back(h);
+    }
+    return true;
+  }
+  // A window of offsets 1..m-1 that moves on every period.
+  for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
+    const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
+    out->push_back(own.members[(w.rank + (mirrored ? m - d : d)) % m]);
+  }
+  return true;
+}
+
 std::vector<std::string> MeshSchedule::Targets(const std::string& host,
                                                std::uint64_t period) const {
   std::vector<std::string> out;
   const Where* w = Find(host);
-  if (w == nullptr) return out;
-  if (full_) {
-    for (const auto& [h, _] : index_) {
-      if (h != host) out.push_back(h);
-    }
+  if (w == nullptr || !AppendNearPeers(host, *w, period, false, &out)) {
     return out;
   }
   const Group& own = groups_[w->group];
-  const std::size_t m = own.members.size();
-  if (static_cast<std::size_t>(own.own) + 1 >= m) {
-    for (const auto& h : own.members) {
-      if (h != host) out.push_back(h);
-    }
-  } else {
-    // A window of offsets 1..m-1 that moves on every period.
-    for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
-      const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
-      out.push_back(own.members[(w->rank + d) % m]);
-    }
-  }
   const std::uint64_t c = static_cast<std::uint64_t>(own.cross);
   if (c > 0 && groups_.size() > 1) {
     const std::uint64_t start = (period + w->rank) * c;
@@ -137,24 +146,8 @@ std::vector<std::string> MeshSchedule::Sources(const std::string& host,
                                                std::uint64_t period) const {
   std::vector<std::string> out;
   const Where* w = Find(host);
-  if (w == nullptr) return out;
-  if (full_) {
-    for (const auto& [h, _] : index_) {
-      if (h != host) out.push_back(h);
-    }
+  if (w == nullptr || !AppendNearPeers(host, *w, period, true, &out)) {
     return out;
-  }
-  const Group& own = groups_[w->group];
-  const std::size_t m = own.members.size();
-  if (static_cast<std::size_t>(own.own) + 1 >= m) {
-    for (const auto& h : own.members) {
-      if (h != host) out.push_back(h);
-    }
-  } else {
-    for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
-      const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
-      out.push_back(own.members[(w->rank + m - d) % m]);
-    }
   }
   const std::uint64_t g = groups_.size();
   for (std::size_t from = 0; from < g && g > 1; ++from) {

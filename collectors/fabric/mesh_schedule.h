@@ -64,6 +64,12 @@ class MeshSchedule {
     std::size_t rank = 0;
   };
   [[nodiscard]] const Where* Find(const std::string& host) const;
+  // Appends every other host (full mesh) and `host`'s own-group peers of
+  // `period`: the window at offsets after its rank (targets) or, mirrored,
+  // before it (sources). False when the mesh is full: nothing else to add.
+  bool AppendNearPeers(const std::string& host, const Where& w,
+                       std::uint64_t period, bool mirrored,
+                       std::vector<std::string>* out) const;
   // The member of group `to` at cross position q of a host of group `from`.
   [[nodiscard]] std::size_t CrossGroup(std::size_t from, std::uint64_t q) const;
   [[nodiscard]] std::size_t CrossMember(std::size_t from, std::size_t to,
