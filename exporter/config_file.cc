@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "collectors/common/bounded_file.h"
+#include "collectors/common/yaml_document.h"
 #include "collectors/common/yaml_map.h"
 
 namespace rnic {
@@ -15,19 +16,10 @@ Result<std::map<std::string, YAML::Node>> LoadConfigFile(
   // YAML node costs about a hundred times its text.
   auto text = ReadBoundedFile(path, kConfigFileLimit);
   if (!text) return Error{"config file " + text.error().ToString()};
-  YAML::Node root;
-  try {
-    // Every document is parsed, so a second one (after "---") is refused
-    // instead of silently ignored, unknown keys and all.
-    std::vector<YAML::Node> docs = YAML::LoadAll(*text);
-    if (docs.size() > 1) {
-      return Error{"config file " + path +
-                   ": more than one YAML document (the config is one map)"};
-    }
-    if (!docs.empty()) root = docs.front();
-  } catch (const YAML::Exception& e) {
-    return Error{"config file " + path + ": " + e.what()};
-  }
+  // A second document (after "---") is refused, not silently ignored.
+  auto doc = LoadOneDocument(*text);
+  if (!doc) return Error{"config file " + path + ": " + doc.error().ToString()};
+  const YAML::Node root = *doc;
   if (root.IsNull()) return out;
   if (!root.IsMap())
     return Error{"config file " + path + ": top level must be a map"};

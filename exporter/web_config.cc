@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "collectors/common/bounded_file.h"
+#include "collectors/common/yaml_document.h"
 #include "collectors/common/yaml_map.h"
 #include "exporter/basic_auth.h"
 #include "exporter/http_header.h"
@@ -264,17 +265,10 @@ std::optional<std::string> OpenSslCipherName(std::string_view go_name) {
 
 Result<WebConfig> ParseWebConfig(const std::string& text,
                                  const std::string& base_dir) {
-  YAML::Node root;
-  try {
-    // A second document (after "---") is refused, not silently ignored.
-    std::vector<YAML::Node> docs = YAML::LoadAll(text);
-    if (docs.size() > 1) {
-      return Error{"more than one YAML document (the config is one map)"};
-    }
-    if (!docs.empty()) root = docs.front();
-  } catch (const YAML::Exception& e) {
-    return Error{e.what()};
-  }
+  // A second document (after "---") is refused, not silently ignored.
+  auto doc = LoadOneDocument(text);
+  if (!doc) return doc.error();
+  YAML::Node root = *doc;
   WebConfig out;
   if (root.IsNull()) return out;
   if (!root.IsMap()) return Error{"top level must be a map"};

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
+#include "collectors/common/yaml_document.h"
+
 namespace rnic {
 namespace {
 
@@ -173,6 +178,21 @@ TEST(WebConfigTest, SecondDocumentIsRefused) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("more than one YAML document"),
             std::string::npos);
+}
+
+// yaml-cpp's LoadAll() never returns on this input (found by
+// fuzz_web_config): the document check must stop after two.
+TEST(WebConfigTest, InputThatLoadAllLoopsOnReturns) {
+  std::ifstream f(std::string(RNIC_FIXTURES_DIR) +
+                  "/yaml/loadall_never_returns.yml");
+  ASSERT_TRUE(f.good());
+  std::stringstream text;
+  text << f.rdbuf();
+  ASSERT_GT(text.str().size(), 100u);
+  auto c = ParseWebConfig(text.str(), "");
+  EXPECT_FALSE(c.ok());
+  auto doc = LoadOneDocument(text.str());
+  EXPECT_FALSE(doc.ok());
 }
 
 TEST(WebConfigTest, MissingFileNamesIt) {
