@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "collectors/common/dir_fd.h"
+
 namespace rnic {
 namespace {
 
@@ -15,22 +17,15 @@ Error TooLarge(const std::string& path, std::size_t limit) {
 
 // An fd of a regular file within `limit`, or the reason. O_NONBLOCK: opening
 // a FIFO without writers would otherwise wait for one.
-Result<int> OpenRegular(const std::string& path, std::size_t limit) {
-  const int fd =
-      ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return Error::FromErrno(path + ": cannot be read", errno);
+Result<Fd> OpenRegular(const std::string& path, std::size_t limit) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  if (fd.get() < 0) return Error::FromErrno(path + ": cannot be read", errno);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error::FromErrno(path + ": cannot be read", err);
+  if (::fstat(fd.get(), &st) != 0) {
+    return Error::FromErrno(path + ": cannot be read", errno);
   }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{path + ": not a regular file"};
-  }
+  if (!S_ISREG(st.st_mode)) return Error{path + ": not a regular file"};
   if (static_cast<std::size_t>(st.st_size) > limit) {
-    ::close(fd);
     return TooLarge(path, limit);
   }
   return fd;
@@ -47,28 +42,21 @@ Result<std::string> ReadBoundedFile(const std::string& path,
   std::string out;
   char buf[16384];
   for (;;) {
-    const ssize_t n = ::read(*fd, buf, sizeof buf);
+    const ssize_t n = ::read(fd->get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(*fd);
-      return Error::FromErrno(path + ": cannot be read", err);
-    }
+    if (n < 0) return Error::FromErrno(path + ": cannot be read", errno);
     if (n == 0) break;
     if (out.size() + static_cast<std::size_t>(n) > limit) {
-      ::close(*fd);
       return TooLarge(path, limit);
     }
     out.append(buf, static_cast<std::size_t>(n));
   }
-  ::close(*fd);
   return out;
 }
 
 Status CheckBoundedFile(const std::string& path, std::size_t limit) {
   auto fd = OpenRegular(path, limit);
   if (!fd) return fd.error();
-  ::close(*fd);
   return Status::Ok();
 }
 
