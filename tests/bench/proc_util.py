@@ -3,6 +3,7 @@ import gzip
 import http.client
 import os
 import socket
+import subprocess
 import time
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -15,6 +16,25 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def start_exporter(exporter, flags):
+    """(port, process) of `exporter` on a free 127.0.0.1 port with `flags`
+    (a bare "--" among them, argparse's separator, dropped), output discarded."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [exporter, "--web.listen-address=127.0.0.1:%d" % port]
+        + [f for f in flags if f != "--"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return port, proc
+
+
+def percentile(vals, p):
+    """The p-th percentile (nearest rank) of vals, NaN when empty."""
+    vals = sorted(vals)
+    if not vals:
+        return float("nan")
+    return vals[min(len(vals) - 1, int(p / 100.0 * len(vals)))]
 
 
 def cpu_seconds(pid):

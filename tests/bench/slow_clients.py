@@ -16,11 +16,10 @@ import argparse
 import http.client
 import selectors
 import socket
-import subprocess
 import threading
 import time
 
-from proc_util import PROM_HEADERS, free_port, rss_kib
+from proc_util import PROM_HEADERS, percentile, rss_kib, start_exporter
 
 
 def attackers(port, tricklers, non_readers, stop, counts):
@@ -115,11 +114,6 @@ def health(port, stop, results):
         stop.wait(max(0.0, 1 - dt))
 
 
-def pct(vals, p):
-    vals = sorted(vals)
-    return vals[min(len(vals) - 1, int(p / 100.0 * len(vals)))] if vals else float("nan")
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("exporter")
@@ -129,11 +123,7 @@ def main():
     ap.add_argument("--interval", type=float, default=15)
     ap.add_argument("--timeout", type=float, default=10)
     a, flags = ap.parse_known_args()
-    flags = [f for f in flags if f != "--"]
-    port = free_port()
-    proc = subprocess.Popen(
-        [a.exporter, "--web.listen-address=127.0.0.1:%d" % port] + flags,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port, proc = start_exporter(a.exporter, flags)
     for _ in range(300):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -169,10 +159,10 @@ def main():
           "latency p50 %.2f s max %.2f s; /-/healthy within 1 s %d/%d (%.1f %%), "
           "p50 %.3f s p99 %.3f s max %.3f s; hostile connections %d; RSS max %d KiB%s"
           % (a.tricklers, a.non_readers, a.seconds, good, len(scrapes),
-             100.0 * good / max(len(scrapes), 1), pct([d for _, d in scrapes], 50),
+             100.0 * good / max(len(scrapes), 1), percentile([d for _, d in scrapes], 50),
              max([d for _, d in scrapes] or [float("nan")]), healthy, len(checks),
-             100.0 * healthy / max(len(checks), 1), pct([d for _, d in checks], 50),
-             pct([d for _, d in checks], 99), max([d for _, d in checks] or [float("nan")]),
+             100.0 * healthy / max(len(checks), 1), percentile([d for _, d in checks], 50),
+             percentile([d for _, d in checks], 99), max([d for _, d in checks] or [float("nan")]),
              sum(counts.values()), max(rss or [0]), "; THE EXPORTER DIED" if died else ""))
     return 1 if died else 0
 

@@ -10,11 +10,10 @@ Prints one summary line; exits 1 on any failed scrape or on RSS growth above
 --max-growth-kib between the first and the last quarter of the run."""
 import argparse
 import socket
-import subprocess
 import threading
 import time
 
-from proc_util import Scraper, free_port, rss_kib
+from proc_util import Scraper, percentile, rss_kib, start_exporter
 
 
 def slow_client(port, stop):
@@ -63,12 +62,6 @@ def scraper_loop(port, proc, stop, lat, errors, lock):
     sc.close()
 
 
-def pct(sorted_vals, p):
-    if not sorted_vals:
-        return float("nan")
-    return sorted_vals[min(len(sorted_vals) - 1, int(p / 100.0 * len(sorted_vals)))]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("exporter")
@@ -77,11 +70,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--max-growth-kib", type=int, default=1024)
     a, flags = ap.parse_known_args()
-    flags = [f for f in flags if f != "--"]
-    port = free_port()
-    proc = subprocess.Popen(
-        [a.exporter, "--web.listen-address=127.0.0.1:%d" % port] + flags,
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port, proc = start_exporter(a.exporter, flags)
     stop = threading.Event()
     lat, errors, lock = [], [], threading.Lock()
     threads = []
@@ -116,8 +105,8 @@ def main():
     growth = max(rss[-q:]) - max(rss[:q]) if rss else 0
     print("scrapers %d slow %d seconds %.0f: %d scrapes, %d errors; latency p50 %.1f ms "
           "p99 %.1f ms max %.1f ms; RSS %d..%d KiB (last quarter vs first: %+d KiB)"
-          % (a.scrapers, a.slow, a.seconds, len(lat), len(errors), pct(lat, 50) * 1e3,
-             pct(lat, 99) * 1e3, (lat[-1] if lat else float("nan")) * 1e3,
+          % (a.scrapers, a.slow, a.seconds, len(lat), len(errors), percentile(lat, 50) * 1e3,
+             percentile(lat, 99) * 1e3, (lat[-1] if lat else float("nan")) * 1e3,
              min(rss or [0]), max(rss or [0]), growth))
     for e in sorted(set(errors))[:10]:
         print("error:", e)
