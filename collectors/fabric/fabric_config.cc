@@ -1,10 +1,16 @@
 #include "collectors/fabric/fabric_config.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 
+#include "collectors/common/bounded_file.h"
 #include "collectors/common/config_schema.h"
 #include "collectors/common/host_port.h"
+#include "collectors/fabric/peer_sources.h"
 #include "collectors/probing/probe_knobs.h"
 
 namespace rnic::fabric {
@@ -52,6 +58,24 @@ config::Value<PeerSpec> Peer() {
   return v;
 }
 
+// A file_sd file as the config names it. Missing is allowed (a generator
+// may write it later; the probe warns and picks it up when it appears); a
+// file that exists but is no peer list (a directory, /dev/zero, a runaway
+// file, bad JSON) is a mistake the operator must see at start-up or reload.
+Status CheckFileSd(const std::string& path, const std::string& where) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    spdlog::warn("fabric: {}: file_sd file {} does not exist yet", where, path);
+    return {};
+  }
+  auto text = ReadBoundedFile(path, kFileSdLimit);
+  if (!text) return KeyError(where, text.error().message);
+  if (auto peers = ParseFileSd(*text); !peers) {
+    return KeyError(where, path + ": " + peers.error().message);
+  }
+  return {};
+}
+
 // One file or a list of them.
 config::Value<std::vector<std::string>> Files() {
   auto v = config::StringList();
@@ -59,8 +83,16 @@ config::Value<std::vector<std::string>> Files() {
   v.parse = [list = v.parse](
                 const YAML::Node& n,
                 const std::string& where) -> Result<std::vector<std::string>> {
-    if (n.IsScalar()) return std::vector<std::string>{n.Scalar()};
-    return list(n, where);
+    auto files = n.IsScalar() ? Result<std::vector<std::string>>(
+                                    std::vector<std::string>{n.Scalar()})
+                              : list(n, where);
+    if (!files) return files;
+    for (std::size_t i = 0; i < files->size(); ++i) {
+      const std::string at =
+          n.IsScalar() ? where : where + "[" + std::to_string(i) + "]";
+      if (Status st = CheckFileSd((*files)[i], at); !st) return st.error();
+    }
+    return files;
   };
   return v;
 }

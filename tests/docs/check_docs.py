@@ -6,10 +6,10 @@
            every flag of `rnic_exporter --help` is documented there, README.md
            stays operator-sized, and the relative links of every markdown
            file name files and headings that exist.
-  config   README.md's configuration reference (between the
-           config-reference:begin/end markers) equals
-           `rnic_metric_docs --config` (generated from the declared
-           --config.file sections).
+  config   docs/configuration.md equals `rnic_metric_docs --config-page`
+           and README.md's index of the sections (between the
+           config-reference:begin/end markers) `rnic_metric_docs --config`
+           (both generated from the declared --config.file sections).
 
 --update rewrites docs/metrics.md, the README table and the configuration
 reference instead of checking them (tests/docs/update_docs.sh)."""
@@ -24,6 +24,7 @@ DOCS_BIN = os.environ["RNIC_METRIC_DOCS"]
 EXPORTER = os.environ.get("RNIC_EXPORTER", "")
 README = os.path.join(SRC, "README.md")
 METRICS_MD = os.path.join(SRC, "docs", "metrics.md")
+CONFIG_MD = os.path.join(SRC, "docs", "configuration.md")
 # The hook that checks a change before it lands refuses a larger README;
 # reference material belongs in docs/ or next to its code.
 README_MAX_BYTES = 35000
@@ -44,19 +45,25 @@ def differs(name, current, wanted, source="the metric declarations"):
           % (name, source, REGENERATE))
 
 
-def check_metrics(update):
-    wanted = generated("--page")
-    current = open(METRICS_MD, encoding="utf-8").read() \
-        if os.path.exists(METRICS_MD) else ""
+def check_page(update, path, args, source):
+    """A page of docs/ equals the generator's output for `args`."""
+    wanted = generated(*args)
+    name = os.path.relpath(path, SRC)
+    current = open(path, encoding="utf-8").read() \
+        if os.path.exists(path) else ""
     if update:
-        os.makedirs(os.path.dirname(METRICS_MD), exist_ok=True)
-        open(METRICS_MD, "w", encoding="utf-8").write(wanted)
-        print("docs/metrics.md written")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w", encoding="utf-8").write(wanted)
+        print("%s written" % name)
         return 0
     if current != wanted:
-        differs("docs/metrics.md", current, wanted)
+        differs(name, current, wanted, source)
         return 1
     return 0
+
+
+def check_metrics(update):
+    return check_page(update, METRICS_MD, ["--page"], "the metric declarations")
 
 
 def check_between(text, update, marker, what, args, source):
@@ -86,11 +93,12 @@ def check_collector_table(text, update):
 
 
 def check_config(update):
+    source = "the declared --config.file sections"
+    failures = check_page(update, CONFIG_MD, ["--config-page"], source)
     text = open(README, encoding="utf-8").read()
-    _, failures = check_between(text, update, "config-reference",
-                                "configuration reference", ["--config"],
-                                "the declared --config.file sections")
-    return failures
+    _, more = check_between(text, update, "config-reference",
+                            "configuration index", ["--config"], source)
+    return failures + more
 
 
 def check_flags(text):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates docs/metrics.md, README.md's collector table and its
-# configuration reference from a build's rnic_metric_docs (default build
-# dir: build).
+# Regenerates docs/metrics.md, docs/configuration.md, README.md's collector
+# table and its configuration index from a build's rnic_metric_docs (default
+# build dir: build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}

@@ -57,6 +57,11 @@ BAD_CONFIGS = [
     ("fabric: {operations: [atomic]}\n", [], "fabric.operations[0]: unknown operation"),
     ("fabric: {group_by: 'a-b'}\n", [], "fabric.group_by: must be a label name"),
     ("fabric: {file_sd: [[x]]}\n", [], "fabric.file_sd[0]: must be a scalar"),
+    # A file_sd file that exists but is no peer list stops start-up (at run
+    # time it costs one log line and keeps the last good peers).
+    ("fabric: {file_sd: /dev/zero}\n", [], "fabric.file_sd: /dev/zero: not a regular file"),
+    ("fabric: {file_sd: [/nonexistent.json, /]}\n", [],
+     "fabric.file_sd[1]: /: not a regular file"),
     ("fabric: {pairing: rail}\n", [], "fabric.pairing: must be subnet or all"),
     # A second document was ignored, unknown keys and all.
     ("probe: {}\n---\nbogus: 1\n", [], "more than one YAML document"),

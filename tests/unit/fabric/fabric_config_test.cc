@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cstdio>
+#include <fstream>
+
 namespace rnic::fabric {
 namespace {
 
@@ -114,6 +117,26 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
             "fabric.mesh.group_label: must be a label name, not 'a-b'");
   EXPECT_EQ(ErrorOf("{mesh: {k: 1}}"), "fabric.mesh.k: unknown key");
   EXPECT_EQ(ErrorOf("{[a]: 1}").find("fabric: a key must be a plain name"), 0u);
+}
+
+// A file_sd file that exists must be a peer list when the config is read;
+// one that does not exist yet is allowed (a generator may write it later).
+TEST(FabricConfigTest, FileSdFilesAreCheckedWhenTheyExist) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good = dir + "/fabric_config_test_good.json";
+  const std::string bad = dir + "/fabric_config_test_bad.json";
+  std::ofstream(good) << R"([{"targets": ["10.0.0.1"]}])";
+  std::ofstream(bad) << R"([{"targets": "10.0.0.1"}])";
+  EXPECT_EQ(ErrorOf("{file_sd: [" + good + ", /nonexistent/peers.json]}"), "");
+  EXPECT_EQ(ErrorOf("{file_sd: /dev/zero}"),
+            "fabric.file_sd: /dev/zero: not a regular file");
+  EXPECT_EQ(ErrorOf("{file_sd: [" + good + ", " + dir + "]}"),
+            "fabric.file_sd[1]: " + dir + ": not a regular file");
+  EXPECT_EQ(
+      ErrorOf("{file_sd: [" + bad + "]}"),
+      "fabric.file_sd[0]: " + bad + ": file_sd[0].targets: must be a list");
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
 }
 
 TEST(FabricConfigTest, SplitHostPort) {

@@ -35,20 +35,20 @@ signal "$VM_NAME-up"
 
 # ping_median TAG: 60 pings a second apart over eth0 and, at the same time,
 # over eth2; signals ping-TAG-done with the median RTT of each in ms (and
-# eth0's min, max and count for the log).
+# eth0's min, max, count and mean).
 ping_median() {
   pids=
   for peer in "$PEER_IP" "$PEER_IP2"; do
     ping -c 60 -i 1 -W 2 "$peer" | sed -n 's/.*time=\([0-9.]*\) ms.*/\1/p' |
-      sort -n | awk '{ v[NR] = $1 }
+      sort -n | awk '{ v[NR] = $1; s += $1 }
         END { if (NR == 0) { print "NA"; exit }
               m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-              printf "%.3f %.3f %.3f %d\n", m, v[1], v[NR], NR }' >"/tmp/ping.$peer" &
+              printf "%.3f %.3f %.3f %d %.3f\n", m, v[1], v[NR], NR, s / NR }' >"/tmp/ping.$peer" &
     pids="$pids $!"
   done
   # shellcheck disable=SC2086 # (not a bare wait: the exporter is a child too)
   wait $pids
-  say "ping $1 eth0, eth2 (median min max n): $(cat "/tmp/ping.$PEER_IP"), $(cat "/tmp/ping.$PEER_IP2")"
+  say "ping $1 eth0, eth2 (median min max n mean): $(cat "/tmp/ping.$PEER_IP"), $(cat "/tmp/ping.$PEER_IP2")"
   signal "ping-$1-done" "$(cat "/tmp/ping.$PEER_IP") $(cut -d' ' -f1 "/tmp/ping.$PEER_IP2")"
 }
 

@@ -3,9 +3,9 @@ histogram_quantile() takes from the client's rnic_fabric_rtt_seconds (a
 user's settings, unpaced: fabric.yml) over the same minute in which the
 client pings the server:
 1. idle: rxe0 to the server's rxe0 within 2x ping's median over eth0, for
-   send and for write; so are the rounds /probe runs on demand in that
-   minute, and the loopback probe's write on rxe0 (a path that never leaves
-   the VM) stays below ping's;
+   send and for write; the rounds /probe runs on demand in that minute
+   (their mean RTT) within 2x ping's mean; and the loopback probe's write
+   on rxe0 (a path that never leaves the VM) stays below ping's median;
 2. with 10 ms of netem delay on the client's eth0: the median over rxe0 less
    that over rxe2 (eth2, no delay, same minute) rises by 10 ms +-30 %. The
    reference path measured at the same time cancels what a loaded host does
@@ -53,11 +53,12 @@ def window_of_ping(prom, tag, extra=None):
     t0 = time.time()
     if extra:
         extra()
-    med0, lo, hi, n, med2 = rnicvm.wait_guest(f"ping-{tag}-done", timeout=120).split()
+    med0, lo, hi, n, mean0, med2 = rnicvm.wait_guest(f"ping-{tag}-done", timeout=120).split()
     # Prometheus scrapes every second: wait for the scrape after the last ping.
     prom.wait_scrapes(2, timeout=30)
     window = int(time.time() - t0)
-    rnicvm.log(f"{tag}: ping median eth0 {med0} ms (min {lo}, max {hi}, n {n}), eth2 {med2} ms")
+    rnicvm.log(f"{tag}: ping median eth0 {med0} ms (min {lo}, max {hi}, n {n}, mean {mean0}), "
+               f"eth2 {med2} ms")
     out = {}
     for path, pair in PAIRS.items():
         for op in OPS:
@@ -68,7 +69,7 @@ def window_of_ping(prom, tag, extra=None):
             if count < 10:
                 raise rnicvm.CheckFailed(f"{tag}: only {count:.0f} rxe{path} {op} samples "
                                          f"in {window} s")
-    return float(med0) / 1e3, float(med2) / 1e3, out
+    return float(med0) / 1e3, float(med2) / 1e3, float(mean0) / 1e3, out
 
 
 def run():
@@ -84,7 +85,7 @@ def run():
     # 1. Idle.
     rounds, stop = [], threading.Event()
     worker = threading.Thread(target=on_demand_rounds, args=(stop, rounds), daemon=True)
-    ping0, ping2, idle = window_of_ping(prom, "idle", extra=worker.start)
+    ping0, ping2, ping0_mean, idle = window_of_ping(prom, "idle", extra=worker.start)
     stop.set()
     worker.join(timeout=15)
     for op in OPS:
@@ -96,9 +97,13 @@ def run():
     on_demand = statistics.median(rounds)
     rnicvm.log(f"idle: /probe write round mean RTT, median of {len(rounds)} rounds "
                f"{on_demand * 1e3:.3f} ms")
-    if not on_demand <= 2 * ping0:
+    # A round's mean takes in every stall of the host during the round, as
+    # ping's mean does over the minute (a loaded host stalls both for tens of
+    # ms): mean against mean. A wait of fixed length inside each round trip
+    # would still put the rounds far above ping's.
+    if not on_demand <= 2 * ping0_mean:
         raise rnicvm.CheckFailed(f"idle: /probe median {on_demand * 1e3:.3f} ms is more than "
-                                 f"twice ping's {ping0 * 1e3:.3f} ms")
+                                 f"twice ping's mean {ping0_mean * 1e3:.3f} ms")
     loopback = prom.value(f'histogram_quantile(0.5, sum by (le) '
                           f'(rnic_probe_latency_seconds_bucket{{{LOOPBACK}}}))')
     count = prom.value(f'sum(rnic_probe_latency_seconds_count{{{LOOPBACK}}})')
@@ -112,7 +117,7 @@ def run():
     rnicvm.signal_guest("delay-on")
     rnicvm.wait_guest("delay-is-on", timeout=60)
     time.sleep(3)  # rounds that began before the delay stay out of the window
-    dping0, dping2, delayed = window_of_ping(prom, "delay")
+    dping0, dping2, _, delayed = window_of_ping(prom, "delay")
     gain = (dping0 - dping2) - (ping0 - ping2)
     rnicvm.log(f"ping: eth0 less eth2 rose {gain * 1e3:.3f} ms with 10 ms of netem")
     for op in OPS:
