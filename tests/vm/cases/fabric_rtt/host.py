@@ -7,7 +7,8 @@ client pings the server:
    (their mean RTT) within 2x ping's mean; and the loopback probe's write
    on rxe0 (a path that never leaves the VM) stays below ping's median;
 2. with 10 ms of netem delay on the client's eth0: the median over rxe0 less
-   that over rxe2 (eth2, no delay, same minute) rises by 10 ms +-30 %. The
+   that over rxe2 (eth2, no delay, same minute) rises by 10 ms +-30 % (or
+   by ping's rise over eth0 less eth2 +-30 %, on a loaded host). The
    reference path measured at the same time cancels what a loaded host does
    to both paths in one minute and not in the other."""
 
@@ -62,13 +63,13 @@ def window_of_ping(prom, tag, extra=None):
     out = {}
     for path, pair in PAIRS.items():
         for op in OPS:
-            count = samples(prom, pair, op, window)
-            out[path, op] = median(prom, pair, op, window)
-            rnicvm.log(f"{tag}: rxe{path} {op} probe median {out[path, op] * 1e3:.3f} ms over "
-                       f"{count:.0f} samples in {window} s")
+            count = samples(prom, pair, op, window) or 0
             if count < 10:
                 raise rnicvm.CheckFailed(f"{tag}: only {count:.0f} rxe{path} {op} samples "
                                          f"in {window} s")
+            out[path, op] = median(prom, pair, op, window)
+            rnicvm.log(f"{tag}: rxe{path} {op} probe median {out[path, op] * 1e3:.3f} ms over "
+                       f"{count:.0f} samples in {window} s")
     return float(med0) / 1e3, float(med2) / 1e3, float(mean0) / 1e3, out
 
 
@@ -104,12 +105,16 @@ def run():
     if not on_demand <= 2 * ping0_mean:
         raise rnicvm.CheckFailed(f"idle: /probe median {on_demand * 1e3:.3f} ms is more than "
                                  f"twice ping's mean {ping0_mean * 1e3:.3f} ms")
-    loopback = prom.value(f'histogram_quantile(0.5, sum by (le) '
-                          f'(rnic_probe_latency_seconds_bucket{{{LOOPBACK}}}))')
-    count = prom.value(f'sum(rnic_probe_latency_seconds_count{{{LOOPBACK}}})')
+    # The last values scraped: on a loaded host the probe collector can miss
+    # Prometheus' 1 s deadline, and a failed collector's series go stale.
+    loopback = prom.value(f'histogram_quantile(0.5, sum by (le) (last_over_time('
+                          f'rnic_probe_latency_seconds_bucket{{{LOOPBACK}}}[5m])))')
+    count = prom.value(f'sum(last_over_time(rnic_probe_latency_seconds_count{{{LOOPBACK}}}[5m]))')
+    if loopback is None or not count:
+        raise rnicvm.CheckFailed("no loopback probe samples in Prometheus")
     rnicvm.log(f"loopback probe write 64 B on rxe0 (half a round trip): median "
                f"{loopback * 1e3:.3f} ms over {count:.0f} samples")
-    if not count or not loopback < ping0:
+    if not loopback < ping0:
         raise rnicvm.CheckFailed(f"loopback probe median {loopback * 1e3:.3f} ms is not below "
                                  f"ping's {ping0 * 1e3:.3f} ms across the VMs")
 
@@ -123,10 +128,14 @@ def run():
     for op in OPS:
         rise = (delayed[0, op] - delayed[2, op]) - (idle[0, op] - idle[2, op])
         rnicvm.log(f"delay: {op} probe median, rxe0 less rxe2, rose {rise * 1e3:.3f} ms")
-        if not 7e-3 <= rise <= 13e-3:
+        # Within 30 % of the delay added, or of the rise ping saw over the
+        # same minute: a host loaded enough to stretch ping's rise (18 ms for
+        # 10 ms of netem at a load average of 15 on 2 cores) stretches the
+        # probe's alike. A wait of fixed length absorbs the delay: no rise.
+        if not any(0.7 * ref <= rise <= 1.3 * ref for ref in (10e-3, gain)):
             raise rnicvm.CheckFailed(f"delay: {op} probe median (rxe0 less rxe2) rose "
-                                     f"{rise * 1e3:.3f} ms, not 10 ms +-30 % (ping's "
-                                     f"{gain * 1e3:.3f} ms)")
+                                     f"{rise * 1e3:.3f} ms, not 10 ms +-30 % nor ping's "
+                                     f"{gain * 1e3:.3f} ms +-30 %")
 
 
 rnicvm.main(run)
