@@ -379,7 +379,8 @@ CheckResult CheckAts(const std::string& device, std::optional<bool> ats_enabled,
 }
 
 CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
-                     const PciFunction& nic, const Gpu& gpu) {
+                     const PciFunction& nic, const Gpu& gpu,
+                     std::optional<bool> nic_ats) {
   const std::string gpu_name =
       gpu.index ? "GPU " + std::to_string(*gpu.index) : "GPU " + gpu.bus_id;
   const Relation rel = Relate(nic, gpu.fn);
@@ -397,7 +398,11 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
   std::vector<std::string> bridges(pa.begin() + common, pa.end());
   bridges.insert(bridges.end(), pb.begin() + common, pb.end());
   std::string redirecting;
+  std::string translated;  // redirecting, but Direct Translated P2P on
   std::string unreadable;
+  auto append = [](std::string& list, const std::string& b) {
+    list += list.empty() ? b : "," + b;
+  };
   for (const std::string& b : bridges) {
     const std::string path = paths.sysfs + "/bus/pci/devices/" + b + "/config";
     const Bytes cfg = ReadBinary(path);
@@ -417,7 +422,21 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
     }
     const auto acs = FindAcs(cfg.data);
     if (acs && acs->redirects()) {
-      redirecting += redirecting.empty() ? b : "," + b;
+      append(acs->direct_translated() ? translated : redirecting, b);
+    }
+  }
+  if (!translated.empty() && nic_ats != true) {
+    // Direct Translated P2P helps only requests the NIC had translated.
+    if (nic_ats == false) {
+      append(redirecting, translated);
+      return Check("acs", device, CheckState::kFailed,
+                   "ACS P2P redirect on " + redirecting + " to " + gpu_name +
+                       " (Direct Translated P2P on " + translated +
+                       ", but ATS off on the device)");
+    }
+    if (unreadable.empty() && redirecting.empty()) {
+      unreadable = "ACS P2P redirect with Direct Translated P2P on " +
+                   translated + ", ATS of the device unknown";
     }
   }
   if (!redirecting.empty()) {
@@ -426,6 +445,13 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
   }
   if (!unreadable.empty()) {
     return Check("acs", device, CheckState::kUnknown, unreadable);
+  }
+  if (!translated.empty()) {
+    return Check("acs", device, CheckState::kOk,
+                 "ACS P2P redirect on " + translated +
+                     " with Direct Translated P2P and ATS enabled on the "
+                     "device: translated requests to " +
+                     gpu_name + " go direct");
   }
   return Check("acs", device, CheckState::kOk,
                "no ACS P2P redirect on the " + std::to_string(bridges.size()) +

@@ -72,15 +72,24 @@ struct AcsControl {
     // P2P Request Redirect (bit 2) or P2P Completion Redirect (bit 3).
     return (control & 0x000c) != 0;
   }
+  // Direct Translated P2P (bit 6): requests whose address an ATS
+  // translation already resolved pass the bridge directly, redirect or not.
+  [[nodiscard]] bool direct_translated() const {
+    return (control & 0x0040) != 0;
+  }
 };
 [[nodiscard]] std::optional<AcsControl> FindAcs(std::string_view config);
 
 // Whether the bridges between the device's function and its nearest GPU
 // redirect peer-to-peer requests up to the root complex. `nic` and `gpu`
-// as the PCI tree has them.
+// as the PCI tree has them. A redirecting bridge with Direct Translated P2P
+// does not count when ATS is enabled on the device's function (`nic_ats`,
+// ReadAtsEnabled): the NIC's requests to GPU memory are then translated and
+// go direct.
 [[nodiscard]] CheckResult CheckAcs(const ReadinessPaths& paths,
                                    const std::string& device,
-                                   const PciFunction& nic, const Gpu& gpu);
+                                   const PciFunction& nic, const Gpu& gpu,
+                                   std::optional<bool> nic_ats = {});
 
 // ATS (Address Translation Services, extended capability 0x000f) of the
 // device's function: whether its Enable bit (control bit 15) is set.

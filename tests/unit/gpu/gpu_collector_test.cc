@@ -176,10 +176,20 @@ TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
     const std::string dev = "mlx5_" + std::to_string(i);
     EXPECT_EQ(Check(s, "iommu", dev).first, "ok") << dev;
     const auto acs = Check(s, "acs", dev);
-    EXPECT_EQ(acs.first, i == 7 ? "failed" : "ok") << dev << ": " << acs.second;
+    EXPECT_EQ(acs.first, i == 7 || i == 5 ? "failed" : "ok")
+        << dev << ": " << acs.second;
   }
   EXPECT_EQ(Check(s, "acs", "mlx5_7").second,
             "ACS P2P redirect on 0000:bd:01.0 to GPU 7");
+  // Redirect with Direct Translated P2P: direct for mlx5_3 (ATS on), not
+  // for mlx5_5 (ATS off).
+  EXPECT_EQ(Check(s, "acs", "mlx5_3").second,
+            "ACS P2P redirect on 0000:3d:01.0 with Direct Translated P2P and "
+            "ATS enabled on the device: translated requests to GPU 3 go "
+            "direct");
+  EXPECT_EQ(Check(s, "acs", "mlx5_5").second,
+            "ACS P2P redirect on 0000:9d:01.0 to GPU 5 (Direct Translated P2P "
+            "on 0000:9d:01.0, but ATS off on the device)");
   EXPECT_EQ(Check(s, "acs", "mlx5_0").second,
             "no ACS P2P redirect on the 2 bridges to GPU 0");
   // The storage NIC reaches its nearest GPU through the host bridge.
