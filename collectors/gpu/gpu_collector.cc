@@ -53,6 +53,7 @@ class GpuCollector final : public Collector {
     const gpu::ReadinessPaths paths{opt_.sysfs, opt_.procfs};
     Emit(gpu::CheckPeerMemory(paths, topo_.gpus), out);
     for (const auto& [device, fn] : topo_.nics) {
+      Emit(gpu::CheckNicDmaBuf(paths, device, fn), out);
       const gpu::CheckResult iommu = gpu::CheckIommu(paths, device, fn.address);
       const auto ats = ats_.find(device);
       if (ats == ats_.end()) {

@@ -303,12 +303,10 @@ CollectorSpec MakePortHealthCollectorSpec() {
   CollectorSpec s;
   s.name = "port_health";
   s.help =
-      "A health state per RDMA port (ok, degraded, failed, unknown) with its "
-      "reason: link drops and flaps, bit error ratio against the port "
-      "rate's bound, PCIe downtraining and fatal AER errors, module lane "
-      "faults; a kernel read that does not answer in time makes the port "
-      "unknown without holding the scrape. Thresholds: the port_health "
-      "section of --config.file.";
+      "A health state per RDMA port (ok, degraded, failed, unknown) and its "
+      "reason: link drops and flaps, bit error ratio, PCIe and module "
+      "faults; a hung kernel read makes the port unknown, never the scrape "
+      "slow. Thresholds: the port_health section of --config.file.";
   s.default_enabled = true;
   s.families.assign(std::begin(kFamilies), std::end(kFamilies));
   s.check_config = CheckWith(health::ParsePortHealthConfig);

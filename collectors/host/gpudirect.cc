@@ -202,6 +202,46 @@ std::optional<std::pair<int, int>> ParseKernelRelease(
   return std::pair{major, minor};
 }
 
+CheckResult CheckNicDmaBuf(const ReadinessPaths& paths,
+                           const std::string& device, const PciFunction& nic) {
+  const DmaBuf k = KernelDmaBuf(paths);
+  if (k.state != CheckState::kOk)
+    return Check("dma_buf", device, k.state, k.reason);
+  struct ::stat st {};
+  const bool shared_buffer =
+      Module(paths.sysfs, "drm").presence == Presence::kLive ||
+      ::stat((paths.sysfs + "/kernel/dmabuf").c_str(), &st) == 0;
+  if (nic.driver.empty()) {
+    return Check("dma_buf", device, CheckState::kUnknown,
+                 "no driver bound to " + nic.address);
+  }
+  if (nic.driver != "mlx5_core") {
+    return Check(
+        "dma_buf", device, CheckState::kUnknown,
+        "DMA-BUF support of the " + nic.driver + " RDMA driver not known");
+  }
+  const ModuleState ib = Module(paths.sysfs, "mlx5_ib");
+  switch (ib.presence) {
+    case Presence::kLive:
+      break;
+    case Presence::kAbsent:
+      return Check("dma_buf", device, CheckState::kFailed,
+                   "mlx5_ib not loaded");
+    case Presence::kOther:
+      return Check("dma_buf", device, CheckState::kFailed,
+                   "mlx5_ib is " + ib.detail);
+    case Presence::kUnreadable:
+      return Check("dma_buf", device, CheckState::kUnknown, ib.detail);
+  }
+  if (!shared_buffer) {
+    return Check("dma_buf", device, CheckState::kUnknown,
+                 "no sign of CONFIG_DMA_SHARED_BUFFER (/sys/module/drm, "
+                 "/sys/kernel/dmabuf)");
+  }
+  return Check("dma_buf", device, CheckState::kOk,
+               "mlx5_ib registers DMA-BUF memory (" + k.reason + ")");
+}
+
 CheckResult CheckPeerMemory(const ReadinessPaths& paths,
                             const std::vector<Gpu>& gpus) {
   bool nvidia = false;

@@ -49,6 +49,16 @@ struct ReadinessPaths {
 [[nodiscard]] CheckResult CheckPeerMemory(const ReadinessPaths& paths,
                                           const std::vector<Gpu>& gpus);
 
+// DMA-BUF memory registration by the device's RDMA driver (what the GPU
+// side of peer_memory's DMA-BUF path needs from the NIC): the kernel's
+// ib_umem_dmabuf (Linux 5.12+), built only with CONFIG_DMA_SHARED_BUFFER,
+// seen as <sysfs>/module/drm (DRM selects it) or <sysfs>/kernel/dmabuf;
+// and a driver known to register DMA-BUF memory: mlx5 (its PCI driver
+// mlx5_core with mlx5_ib loaded). Any other driver is unknown, not failed.
+[[nodiscard]] CheckResult CheckNicDmaBuf(const ReadinessPaths& paths,
+                                         const std::string& device,
+                                         const PciFunction& nic);
+
 // The IOMMU domain of the device's function: none or passthrough
 // (identity) is ok; DMA translation remaps every peer-to-peer transfer
 // and is what NVIDIA's GPUDirect RDMA guide asks to turn off (iommu=pt),

@@ -201,6 +201,9 @@ TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
       Check(s, "ats", "mlx5_0"),
       StateReason("ok", "ATS off; not needed: identity domain (passthrough)"));
   EXPECT_EQ(Check(s, "ats", "mlx5_9").first, "ok");
+  // DMA-BUF registration: kernel, drm loaded, mlx5_core with mlx5_ib.
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_0"),
+            StateReason("ok", "mlx5_ib registers DMA-BUF memory (Linux 5.15)"));
   // Without the opt-in, no configuration space is read.
   auto plain = On("dgx");
   const auto p = ScrapeFlat(*plain);
@@ -227,6 +230,8 @@ TEST(GpuCollectorTest, SharedSwitchNotReady) {
   // ATS cannot be seen either: translation stays a failure.
   EXPECT_EQ(Check(s, "ats", "mlx5_0").first, "unknown");
   EXPECT_EQ(Check(s, "iommu", "mlx5_1").first, "failed");
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_1"),
+            StateReason("failed", "mlx5_ib not loaded"));
 }
 
 TEST(GpuCollectorTest, AmdDmaBufWithoutIommu) {
@@ -235,6 +240,9 @@ TEST(GpuCollectorTest, AmdDmaBufWithoutIommu) {
   EXPECT_EQ(Check(s, "peer_memory"),
             StateReason("ok", "DMA-BUF: Linux 6.8 and amdgpu"));
   EXPECT_EQ(Check(s, "iommu", "mlx5_1"), StateReason("ok", "no IOMMU"));
+  // No driver bound in this tree: nothing says DMA-BUF works, nor that it
+  // does not.
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_1").first, "unknown");
 }
 
 TEST(GpuCollectorTest, RailOptionIsChecked) {
