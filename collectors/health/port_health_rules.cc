@@ -114,14 +114,24 @@ void PortHealth::TrackLink(const Observation& o) {
   // counter saw (a down event the counter saw but no observation did came
   // back within an observation interval).
   std::uint64_t flaps = 0;
+  const std::uint64_t provisional = provisional_;
+  provisional_ = 0;
   if (o.link == Link::kUp) {
     if (last_link_ == Link::kDown) {
       flaps = (dropped_ ? 0 : 1) + events;
     } else if (seen_before) {
       flaps = events;
+      provisional_ = events;
     }
   } else {  // down
-    if (last_link_ != Link::kDown) {
+    if (last_link_ == Link::kUp && events == 0 && provisional > 0) {
+      // The down the counter saw at the last observation is this one: the
+      // port state follows the netdev's carrier a little late (linkwatch).
+      // Not a flap; down since then.
+      flaps_.pop_back();
+      down_since_ = last_at_;
+      dropped_ = false;
+    } else if (last_link_ != Link::kDown) {
       flaps = events > 1 ? events - 1 : 0;
       down_since_ = o.at;
       dropped_ = false;
@@ -135,6 +145,7 @@ void PortHealth::TrackLink(const Observation& o) {
   }
   for (std::uint64_t i = 0; i < flaps; ++i) flaps_.push_back(o.at);
   last_link_ = o.link;
+  last_at_ = o.at;
 }
 
 void PortHealth::TrackBitErrors(const Observation& o) {

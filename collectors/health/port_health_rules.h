@@ -111,6 +111,11 @@ class PortHealth {
   // Link.
   Link last_link_ = Link::kUnknown;
   std::optional<std::uint64_t> last_down_events_;
+  Clock::time_point last_at_{};  // of the last observation with a link
+  // Flaps counted at the last observation from the down counter alone (the
+  // link up before and then): taken back if the link now shows down with
+  // no new down event, as that down is the one the counter saw.
+  std::uint64_t provisional_ = 0;
   Clock::time_point down_since_{};
   bool dropped_ = false;  // this down episode outlasted the drop window
   std::deque<Clock::time_point> flaps_;

@@ -139,6 +139,25 @@ TEST_F(PortHealthTest, FlapsOnlyTheDownCounterSawAreCounted) {
   EXPECT_EQ(m_.flaps(), 4);
 }
 
+TEST_F(PortHealthTest, ADownTheCounterSawBeforeThePortStateIsNoFlap) {
+  // The netdev's carrier_down_count rises before the port state follows
+  // (linkwatch runs later): at 1 s the counter says down, the state up.
+  Observation o = At(0);
+  o.down_events = 0;
+  Feed(o);
+  o = At(1);
+  o.down_events = 1;
+  Feed(o);
+  EXPECT_EQ(m_.flaps(), 1);  // provisional
+  o = At(2, Link::kDown);
+  o.down_events = 1;
+  Feed(o);
+  EXPECT_EQ(m_.flaps(), 0);  // it was this down
+  // Down since the counter said so (1 s): a drop at 11 s, not 12 s.
+  o = At(11, Link::kDown);
+  EXPECT_EQ(Feed(o), State::kFailed);
+}
+
 TEST_F(PortHealthTest, DownCounterResetCountsNothing) {
   Observation o = At(0);
   o.down_events = 50;
