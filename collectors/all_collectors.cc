@@ -7,6 +7,7 @@
 #include "collectors/health/carrier_collector.h"
 #include "collectors/health/expect_collector.h"
 #include "collectors/health/pcie_collector.h"
+#include "collectors/health/port_health_collector.h"
 #include "collectors/kmsg/kmsg_collector.h"
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
@@ -38,6 +39,7 @@ const std::vector<CollectorSpec>& AllCollectors() {
       MakeCarrierCollectorSpec(),
       MakeExpectCollectorSpec(),
       MakeEthtoolCollectorSpec(),
+      MakePortHealthCollectorSpec(),
       MakeGpuCollectorSpec(),
       // clang-format on
   };

@@ -20,6 +20,7 @@
 #include "collectors/host/host_model.h"
 #include "collectors/http_endpoints.h"
 #include "collectors/metrics/family.h"
+#include "collectors/module_faults.h"
 
 namespace rnic {
 
@@ -41,6 +42,10 @@ struct SharedFacts {
   // each scrape. Null when a collector is built alone (tests): it then keeps
   // and refreshes a model of its own.
   std::shared_ptr<host::HostModel> host;
+  // Module lane faults: published by ethtool (module reads), judged by
+  // port_health.
+  std::shared_ptr<ModuleFaultBoard> module_faults =
+      std::make_shared<ModuleFaultBoard>();
   // HTTP endpoints collectors serve besides /metrics (fabric: /probe).
   std::shared_ptr<EndpointTable> endpoints = std::make_shared<EndpointTable>();
 };

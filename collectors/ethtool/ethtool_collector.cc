@@ -52,7 +52,8 @@ EthtoolCollector::EthtoolCollector(Sources sources,
                                    std::shared_ptr<host::HostModel> model)
     : model_(std::move(model),
              host::HostModel::Options{sources.sysfs, nullptr}),
-      transport_(std::move(sources.transport)) {
+      transport_(std::move(sources.transport)),
+      module_faults_(std::move(sources.module_faults)) {
   if (transport_) {
     auto c = EthtoolNetlink::Open(*transport_);
     if (c) {
@@ -286,6 +287,10 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   if (poller_) {
     poller_->SetNetdevs(netdevs_);
     cache = poller_->Snapshot();
+    if (module_faults_ && cache != published_) {
+      PublishFaults(*cache);
+      published_ = cache;
+    }
   }
   std::map<std::string, Rendered, std::less<>> rendered;
   for (const auto& [netdev, labels] : ports_) {
@@ -314,6 +319,23 @@ Status EthtoolCollector::Collect(const ScrapeContext& ctx, MetricSet& out) {
   rendered_ = std::move(rendered);
   hist_labels_.Sweep();
   return Status::Ok();
+}
+
+void EthtoolCollector::PublishFaults(const optics::Cache& cache) {
+  ModuleFaultMap faults;
+  for (const auto& [netdev, reading] : cache) {
+    auto& v = faults[netdev];
+    for (std::size_t i = 0; i < reading.diag.lanes.size(); ++i) {
+      const optics::LaneFaults& f = reading.diag.lanes[i].faults;
+      const int lane = static_cast<int>(i) + 1;
+      if (f.tx_fault) v.push_back({lane, "tx_fault"});
+      if (f.tx_los) v.push_back({lane, "tx_los"});
+      if (f.rx_los) v.push_back({lane, "rx_los"});
+      if (f.tx_cdr_lol) v.push_back({lane, "tx_cdr_lol"});
+      if (f.rx_cdr_lol) v.push_back({lane, "rx_cdr_lol"});
+    }
+  }
+  module_faults_->Publish(std::move(faults));
 }
 
 Result<optics::EepromReadFn> KernelEepromReader() {
@@ -390,6 +412,7 @@ CollectorSpec MakeEthtoolCollectorSpec() {
                "no generic netlink socket: ethtool collector exports nothing",
                {{"err", t.error().ToString()}});
     }
+    if (args.shared) s.module_faults = args.shared->module_faults;
     if (args.Bool("optics")) {
       auto reader = ethtool::KernelEepromReader();
       if (reader) {

@@ -28,6 +28,7 @@
 #include "collectors/ethtool/optics_poller.h"
 #include "collectors/host/model_view.h"
 #include "collectors/metrics/label_cache.h"
+#include "collectors/module_faults.h"
 #include "collectors/nl/transport.h"
 
 namespace rnic::ethtool {
@@ -41,6 +42,9 @@ struct Sources {
   std::chrono::milliseconds optics_interval{std::chrono::seconds(60)};
   bool start_poller = true;  // false: tests call poller()->PollOnce()
   optics::WallClock now = std::chrono::system_clock::now;  // reading stamps
+  // Where each module reading's lane faults are published (port_health
+  // judges them). Null: not published.
+  std::shared_ptr<ModuleFaultBoard> module_faults;
 };
 
 class EthtoolCollector final : public Collector {
@@ -89,6 +93,10 @@ class EthtoolCollector final : public Collector {
     MetricSet set;
   };
   std::map<std::string, Rendered, std::less<>> rendered_;
+  // Module lane faults, published when the poller's cache changes.
+  std::shared_ptr<ModuleFaultBoard> module_faults_;
+  std::shared_ptr<const optics::Cache> published_;
+  void PublishFaults(const optics::Cache& cache);
   // RMON histogram series: label sets kept across scrapes (built when a
   // bucket first appears), and per-call scratch reused (no allocation once
   // warm).

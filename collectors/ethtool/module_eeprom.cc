@@ -173,6 +173,14 @@ Result<Diagnostics> DecodeSff8636(const ModulePages& p) {
     l.rx_power_flags = ChannelFlags(p.lower, 9, lane);
     l.tx_bias_flags = ChannelFlags(p.lower, 11, lane);
     l.tx_power_flags = ChannelFlags(p.lower, 13, lane);
+    // Table 6-6: byte 3 TX LOS bits 4-7 / RX LOS bits 0-3, byte 4 TX fault
+    // bits 0-3, byte 5 TX CDR LOL bits 4-7 / RX CDR LOL bits 0-3; lane 1
+    // lowest.
+    l.faults.rx_los = (p.lower[3] >> lane) & 1;
+    l.faults.tx_los = (p.lower[3] >> (4 + lane)) & 1;
+    l.faults.tx_fault = (p.lower[4] >> lane) & 1;
+    l.faults.rx_cdr_lol = (p.lower[5] >> lane) & 1;
+    l.faults.tx_cdr_lol = (p.lower[5] >> (4 + lane)) & 1;
     d.lanes.push_back(l);
   }
   if (!d.flat_memory) {
@@ -253,6 +261,14 @@ Result<Diagnostics> DecodeCmis(const ModulePages& p) {
       l.tx_power_flags = lane_flags(139, lane);
       l.tx_bias_flags = lane_flags(143, lane);
       l.rx_power_flags = lane_flags(149, lane);
+      // Table 8-77: TX fault 135, TX LOS 136, TX CDR LOL 137, RX LOS 147,
+      // RX CDR LOL 148, one bit per lane.
+      const int bit = 1 << lane;
+      l.faults.tx_fault = (l11[135] & bit) != 0;
+      l.faults.tx_los = (l11[136] & bit) != 0;
+      l.faults.tx_cdr_lol = (l11[137] & bit) != 0;
+      l.faults.rx_los = (l11[147] & bit) != 0;
+      l.faults.rx_cdr_lol = (l11[148] & bit) != 0;
       d.lanes.push_back(l);
     }
   };
@@ -425,6 +441,9 @@ Result<Diagnostics> DecodeSff8472(const ModulePages& p) {
   l.tx_bias_flags = Sff8472Flags(a2, 112, 3);
   l.tx_power_flags = Sff8472Flags(a2, 112, 1);
   l.rx_power_flags = Sff8472Flags(a2, 113, 7);
+  // Byte 110 (Table 9-17), status: bit 2 TX fault, bit 1 RX LOS.
+  l.faults.tx_fault = (a2[110] & 0x04) != 0;
+  l.faults.rx_los = (a2[110] & 0x02) != 0;
   d.lanes.push_back(l);
   // A2h bytes 0-39 (Table 9-5): temperature 0, Vcc 8, Tx bias 16, Tx power
   // 24, Rx power 32 (each HA, LA, HW, LW).

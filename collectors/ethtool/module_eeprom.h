@@ -81,7 +81,18 @@ struct Thresholds {
   double low_warning = 0;
 };
 
+// Lane fault and loss flags (latched in SFF-8636 and CMIS: set since the
+// module was last read; SFF-8472's status bits are live).
+struct LaneFaults {
+  bool tx_fault = false;
+  bool tx_los = false;
+  bool rx_los = false;
+  bool tx_cdr_lol = false;  // CDR loss of lock
+  bool rx_cdr_lol = false;
+};
+
 struct Lane {
+  LaneFaults faults;
   std::optional<double> tx_bias_amperes;
   std::optional<double> tx_power_watts;
   std::optional<double> rx_power_watts;

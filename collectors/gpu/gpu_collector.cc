@@ -53,6 +53,7 @@ class GpuCollector final : public Collector {
     const gpu::ReadinessPaths paths{opt_.sysfs, opt_.procfs};
     Emit(gpu::CheckPeerMemory(paths, topo_.gpus), out);
     for (const auto& [device, fn] : topo_.nics) {
+      Emit(gpu::CheckNicDmaBuf(paths, device, fn), out);
       const gpu::CheckResult iommu = gpu::CheckIommu(paths, device, fn.address);
       const auto ats = ats_.find(device);
       if (ats == ats_.end()) {
@@ -125,11 +126,11 @@ class GpuCollector final : public Collector {
     if (opt_.pci_config && !topo_.gpus.empty()) {
       const gpu::ReadinessPaths paths{opt_.sysfs, opt_.procfs};
       for (const auto& [device, fn] : topo_.nics) {
-        if (const gpu::Gpu* g = topo_.NearestGpu(device)) {
-          acs_.push_back(gpu::CheckAcs(paths, device, fn, *g));
-        }
         Ats& a = ats_[device];
         a.enabled = gpu::ReadAtsEnabled(paths, fn.address, &a.why);
+        if (const gpu::Gpu* g = topo_.NearestGpu(device)) {
+          acs_.push_back(gpu::CheckAcs(paths, device, fn, *g, a.enabled));
+        }
       }
     }
     return Status::Ok();

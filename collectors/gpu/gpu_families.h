@@ -40,9 +40,11 @@ inline constexpr FamilyDesc kGpuDirectCheck{
     "reason: what was found. check: peer_memory (host-wide: "
     "nvidia_peermem or nv_peer_mem loaded, or DMA-BUF with Linux 5.12+ "
     "and NVIDIA's open kernel module or amdgpu), iommu (per device: no "
-    "IOMMU, a passthrough domain, or translation with ATS on), acs and ats "
-    "(per device, with --collector.gpu.pci-config and CAP_SYS_ADMIN: no "
-    "ACS P2P redirect on the bridges to the nearest GPU; ATS enabled, or "
-    "not needed without translation)."};
+    "IOMMU, a passthrough domain, or translation with ATS on), dma_buf "
+    "(per device: Linux 5.12+, CONFIG_DMA_SHARED_BUFFER and an RDMA driver "
+    "that registers DMA-BUF memory), acs and ats (per device, with "
+    "--collector.gpu.pci-config and CAP_SYS_ADMIN: no ACS P2P redirect on "
+    "the bridges to the nearest GPU, or redirect with Direct Translated P2P "
+    "and ATS on; ATS enabled, or not needed without translation)."};
 
 }  // namespace rnic::families

@@ -62,4 +62,29 @@ inline constexpr FamilyDesc kExpectCheck{
     "gpudirect; "
     "expected: the configured value. Device-level checks have no port."};
 
+// Port health (collectors/health/README.md#port_health).
+inline constexpr FamilyDesc kPortHealthState{
+    "rnic_port_health_state", MetricType::Gauge, "device,port,state",
+    "1 for the port's health state, 0 for the others (state: ok, degraded, "
+    "failed, unknown), from the rules of the port_health collector: link "
+    "drops and flaps, bit error ratio, PCIe downtraining and fatal AER "
+    "errors, module lane faults, reads that did not answer."};
+inline constexpr FamilyDesc kPortHealthInfo{
+    "rnic_port_health_info", MetricType::Gauge, "device,port,state,reason",
+    "Always 1: the port's health state and why (the rules that hold, "
+    "joined by '; '; empty when ok)."};
+inline constexpr FamilyDesc kPortHealthFlaps{
+    "rnic_port_health_link_flaps", MetricType::Gauge, "device,port",
+    "Link flaps (down and back up within the drop window) of the port "
+    "within the flap window."};
+inline constexpr FamilyDesc kHealthStuckReadSeconds{
+    "rnic_port_health_stuck_read_seconds", MetricType::Gauge, "",
+    "How long the oldest kernel read of the port_health collector that has "
+    "not returned has been running, in seconds; 0 when none. Such a read "
+    "runs off the scrape thread and its port is unknown."};
+inline constexpr FamilyDesc kHealthStuckReads{
+    "rnic_port_health_stuck_reads", MetricType::Gauge, "",
+    "Kernel reads of the port_health collector that have not returned (one "
+    "at most per file)."};
+
 }  // namespace rnic::families

@@ -202,6 +202,46 @@ std::optional<std::pair<int, int>> ParseKernelRelease(
   return std::pair{major, minor};
 }
 
+CheckResult CheckNicDmaBuf(const ReadinessPaths& paths,
+                           const std::string& device, const PciFunction& nic) {
+  const DmaBuf k = KernelDmaBuf(paths);
+  if (k.state != CheckState::kOk)
+    return Check("dma_buf", device, k.state, k.reason);
+  struct ::stat st {};
+  const bool shared_buffer =
+      Module(paths.sysfs, "drm").presence == Presence::kLive ||
+      ::stat((paths.sysfs + "/kernel/dmabuf").c_str(), &st) == 0;
+  if (nic.driver.empty()) {
+    return Check("dma_buf", device, CheckState::kUnknown,
+                 "no driver bound to " + nic.address);
+  }
+  if (nic.driver != "mlx5_core") {
+    return Check(
+        "dma_buf", device, CheckState::kUnknown,
+        "DMA-BUF support of the " + nic.driver + " RDMA driver not known");
+  }
+  const ModuleState ib = Module(paths.sysfs, "mlx5_ib");
+  switch (ib.presence) {
+    case Presence::kLive:
+      break;
+    case Presence::kAbsent:
+      return Check("dma_buf", device, CheckState::kFailed,
+                   "mlx5_ib not loaded");
+    case Presence::kOther:
+      return Check("dma_buf", device, CheckState::kFailed,
+                   "mlx5_ib is " + ib.detail);
+    case Presence::kUnreadable:
+      return Check("dma_buf", device, CheckState::kUnknown, ib.detail);
+  }
+  if (!shared_buffer) {
+    return Check("dma_buf", device, CheckState::kUnknown,
+                 "no sign of CONFIG_DMA_SHARED_BUFFER (/sys/module/drm, "
+                 "/sys/kernel/dmabuf)");
+  }
+  return Check("dma_buf", device, CheckState::kOk,
+               "mlx5_ib registers DMA-BUF memory (" + k.reason + ")");
+}
+
 CheckResult CheckPeerMemory(const ReadinessPaths& paths,
                             const std::vector<Gpu>& gpus) {
   bool nvidia = false;
@@ -379,7 +419,8 @@ CheckResult CheckAts(const std::string& device, std::optional<bool> ats_enabled,
 }
 
 CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
-                     const PciFunction& nic, const Gpu& gpu) {
+                     const PciFunction& nic, const Gpu& gpu,
+                     std::optional<bool> nic_ats) {
   const std::string gpu_name =
       gpu.index ? "GPU " + std::to_string(*gpu.index) : "GPU " + gpu.bus_id;
   const Relation rel = Relate(nic, gpu.fn);
@@ -397,7 +438,11 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
   std::vector<std::string> bridges(pa.begin() + common, pa.end());
   bridges.insert(bridges.end(), pb.begin() + common, pb.end());
   std::string redirecting;
+  std::string translated;  // redirecting, but Direct Translated P2P on
   std::string unreadable;
+  auto append = [](std::string& list, const std::string& b) {
+    list += list.empty() ? b : "," + b;
+  };
   for (const std::string& b : bridges) {
     const std::string path = paths.sysfs + "/bus/pci/devices/" + b + "/config";
     const Bytes cfg = ReadBinary(path);
@@ -417,7 +462,21 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
     }
     const auto acs = FindAcs(cfg.data);
     if (acs && acs->redirects()) {
-      redirecting += redirecting.empty() ? b : "," + b;
+      append(acs->direct_translated() ? translated : redirecting, b);
+    }
+  }
+  if (!translated.empty() && nic_ats != true) {
+    // Direct Translated P2P helps only requests the NIC had translated.
+    if (nic_ats == false) {
+      append(redirecting, translated);
+      return Check("acs", device, CheckState::kFailed,
+                   "ACS P2P redirect on " + redirecting + " to " + gpu_name +
+                       " (Direct Translated P2P on " + translated +
+                       ", but ATS off on the device)");
+    }
+    if (unreadable.empty() && redirecting.empty()) {
+      unreadable = "ACS P2P redirect with Direct Translated P2P on " +
+                   translated + ", ATS of the device unknown";
     }
   }
   if (!redirecting.empty()) {
@@ -426,6 +485,13 @@ CheckResult CheckAcs(const ReadinessPaths& paths, const std::string& device,
   }
   if (!unreadable.empty()) {
     return Check("acs", device, CheckState::kUnknown, unreadable);
+  }
+  if (!translated.empty()) {
+    return Check("acs", device, CheckState::kOk,
+                 "ACS P2P redirect on " + translated +
+                     " with Direct Translated P2P and ATS enabled on the "
+                     "device: translated requests to " +
+                     gpu_name + " go direct");
   }
   return Check("acs", device, CheckState::kOk,
                "no ACS P2P redirect on the " + std::to_string(bridges.size()) +

@@ -49,6 +49,16 @@ struct ReadinessPaths {
 [[nodiscard]] CheckResult CheckPeerMemory(const ReadinessPaths& paths,
                                           const std::vector<Gpu>& gpus);
 
+// DMA-BUF memory registration by the device's RDMA driver (what the GPU
+// side of peer_memory's DMA-BUF path needs from the NIC): the kernel's
+// ib_umem_dmabuf (Linux 5.12+), built only with CONFIG_DMA_SHARED_BUFFER,
+// seen as <sysfs>/module/drm (DRM selects it) or <sysfs>/kernel/dmabuf;
+// and a driver known to register DMA-BUF memory: mlx5 (its PCI driver
+// mlx5_core with mlx5_ib loaded). Any other driver is unknown, not failed.
+[[nodiscard]] CheckResult CheckNicDmaBuf(const ReadinessPaths& paths,
+                                         const std::string& device,
+                                         const PciFunction& nic);
+
 // The IOMMU domain of the device's function: none or passthrough
 // (identity) is ok; DMA translation remaps every peer-to-peer transfer
 // and is what NVIDIA's GPUDirect RDMA guide asks to turn off (iommu=pt),
@@ -72,15 +82,24 @@ struct AcsControl {
     // P2P Request Redirect (bit 2) or P2P Completion Redirect (bit 3).
     return (control & 0x000c) != 0;
   }
+  // Direct Translated P2P (bit 6): requests whose address an ATS
+  // translation already resolved pass the bridge directly, redirect or not.
+  [[nodiscard]] bool direct_translated() const {
+    return (control & 0x0040) != 0;
+  }
 };
 [[nodiscard]] std::optional<AcsControl> FindAcs(std::string_view config);
 
 // Whether the bridges between the device's function and its nearest GPU
 // redirect peer-to-peer requests up to the root complex. `nic` and `gpu`
-// as the PCI tree has them.
+// as the PCI tree has them. A redirecting bridge with Direct Translated P2P
+// does not count when ATS is enabled on the device's function (`nic_ats`,
+// ReadAtsEnabled): the NIC's requests to GPU memory are then translated and
+// go direct.
 [[nodiscard]] CheckResult CheckAcs(const ReadinessPaths& paths,
                                    const std::string& device,
-                                   const PciFunction& nic, const Gpu& gpu);
+                                   const PciFunction& nic, const Gpu& gpu,
+                                   std::optional<bool> nic_ats = {});
 
 // ATS (Address Translation Services, extended capability 0x000f) of the
 // device's function: whether its Enable bit (control bit 15) is set.

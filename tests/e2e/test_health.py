@@ -1,8 +1,11 @@
-"""pcie, carrier and expect collectors through the real binary over HTTP on
-127.0.0.1, on tests/fixtures/health (mlx5 PF and VF, hfi1, a downtrained
-E810 with a flapping netdev); and a bad expect section refused at start-up
-with exit code 2 and a message naming the entry and key."""
+"""pcie, carrier, expect and port_health collectors through the real binary
+over HTTP on 127.0.0.1, on tests/fixtures/health (mlx5 PF and VF, hfi1, a
+downtrained E810 with a flapping netdev); a sysfs attribute that hangs (a
+FIFO in a copy of the tree) costs its port an unknown state, not the scrape;
+and a bad expect section refused at start-up with exit code 2 and a message
+naming the entry and key."""
 import os
+import shutil
 import tempfile
 import unittest
 
@@ -81,6 +84,46 @@ class HealthTest(unittest.TestCase):
         for n, l, v in parse_samples(text):
             if n == "rnic_scrape_collector_success":
                 self.assertEqual(v, 1, l["collector"])
+
+    def test_hung_read_makes_its_port_unknown_not_the_scrape(self):
+        tmp = tempfile.mkdtemp()
+        sysfs = os.path.join(tmp, "sys")
+        shutil.copytree(os.path.join(FIX, "sys"), sysfs, symlinks=True)
+        state = os.path.realpath(
+            os.path.join(sysfs, "class/infiniband/mlx5_0/ports/1/state"))
+        os.unlink(state)
+        os.mkfifo(state)  # open() blocks until a writer comes: none does
+        cfg = os.path.join(tmp, "c.yml")
+        with open(cfg, "w") as f:
+            f.write("port_health: {read_deadline: 200ms}\n")
+        args = ["--path.sysfs=" + sysfs,
+                "--path.procfs=" + os.path.join(FIX, "proc"),
+                "--path.devkmsg=/dev/null", "--config.file=" + cfg]
+        try:
+            with Exporter(BIN, args) as exp:
+                exp.metrics_text()  # starts the read that hangs
+                text = exp.metrics_text()
+                self.assertEqual(exp.stop(), 0)
+        finally:
+            shutil.rmtree(tmp)
+        promtool_check(text)
+        states = {(l["device"], l["state"]): v for n, l, v in parse_samples(text)
+                  if n == "rnic_port_health_state"}
+        self.assertEqual(states[("mlx5_0", "unknown")], 1)
+        self.assertEqual(states[("hfi1_0", "ok")], 1)
+        info = {l["device"]: l.get("reason", "") for n, l, _ in parse_samples(text)
+                if n == "rnic_port_health_info"}
+        self.assertEqual(info["mlx5_0"], "read of class/infiniband/mlx5_0/ports/1/"
+                         "state not answered within 200ms")
+        one = {n: v for n, l, v in parse_samples(text) if not l}
+        self.assertEqual(one["rnic_port_health_stuck_reads"], 1)
+        self.assertGreater(one["rnic_port_health_stuck_read_seconds"], 0)
+        # port_health answers; the sysfs collector, which reads the same
+        # file on the scrape thread, is the one the hang costs.
+        success = {l["collector"]: v for n, l, v in parse_samples(text)
+                   if n == "rnic_scrape_collector_success"}
+        self.assertEqual(success["port_health"], 1)
+        self.assertEqual(success["pcie"], 1)
 
     def test_bad_expect_sections_are_refused(self):
         for text, needle in BAD_EXPECT:

@@ -303,6 +303,25 @@ TEST(EthtoolCollector, SfpExportsTheQsfpFamiliesWithOneLane) {
             0);
 }
 
+// Lane faults of each reading go to the board port_health reads: the
+// published Intel SFP dump has RX LOS set.
+TEST(EthtoolCollector, ModuleLaneFaultsArePublishedForPortHealth) {
+  Sources s;
+  s.sysfs = kSysfs;
+  s.eeprom = SfpEeprom("sff8472_real_intel_e10gsfpsrx");
+  s.start_poller = false;
+  auto board = std::make_shared<ModuleFaultBoard>();
+  s.module_faults = board;
+  EthtoolCollector c(std::move(s), nullptr);
+  Scrape(c);
+  EXPECT_FALSE(board->Get("enp129s0f0np0").has_value());  // not read yet
+  c.poller()->PollOnce();
+  Scrape(c);
+  const auto f = board->Get("enp129s0f0np0");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(*f, (std::vector<ModuleLaneFault>{{1, "rx_los"}}));
+}
+
 // No digital diagnostics: the module's identity, no monitor series, and one
 // log line saying why, not one per read.
 TEST(EthtoolCollector, SfpWithoutDiagnosticsExportsItsIdentityOnly) {

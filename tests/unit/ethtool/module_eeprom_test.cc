@@ -133,5 +133,66 @@ TEST(ModuleEeprom, NegativeTemperatureAndUnprintableVendor) {
   EXPECT_EQ(d->vendor.substr(0, 2), "?e");
 }
 
+TEST(ModuleEeprom, Sff8636LaneFaultsFromLowerPageBytes3To5) {
+  auto p = LoadModule("sff8636_qsfp28");
+  p.lower[3] = 0x21;  // RX LOS lane 1, TX LOS lane 2
+  p.lower[4] = 0x08;  // TX fault lane 4
+  p.lower[5] = 0x42;  // RX CDR LOL lane 2, TX CDR LOL lane 3
+  auto d = Decode(p);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->lanes.size(), 4u);
+  EXPECT_TRUE(d->lanes[0].faults.rx_los);
+  EXPECT_FALSE(d->lanes[0].faults.tx_los);
+  EXPECT_TRUE(d->lanes[1].faults.tx_los);
+  EXPECT_TRUE(d->lanes[3].faults.tx_fault);
+  EXPECT_FALSE(d->lanes[2].faults.tx_fault);
+  EXPECT_TRUE(d->lanes[1].faults.rx_cdr_lol);
+  EXPECT_TRUE(d->lanes[2].faults.tx_cdr_lol);
+  EXPECT_FALSE(d->lanes[2].faults.rx_cdr_lol);
+  // The fixture as recorded: no fault anywhere.
+  auto clean = Decode(LoadModule("sff8636_qsfp28"));
+  ASSERT_TRUE(clean.ok());
+  for (const auto& l : clean->lanes) {
+    EXPECT_FALSE(l.faults.tx_fault || l.faults.rx_los || l.faults.tx_los ||
+                 l.faults.rx_cdr_lol || l.faults.tx_cdr_lol);
+  }
+}
+
+TEST(ModuleEeprom, CmisLaneFaultsFromPage11h) {
+  auto p = LoadModule("cmis_qsfpdd");
+  Page& p11 = p.upper[PageId{0, 0x11}];
+  p11[135 - 128] = 0x02;  // TX fault lane 2
+  p11[136 - 128] = 0x04;  // TX LOS lane 3
+  p11[137 - 128] = 0x01;  // TX CDR LOL lane 1
+  p11[147 - 128] = 0x08;  // RX LOS lane 4
+  p11[148 - 128] = 0x01;  // RX CDR LOL lane 1
+  auto d = Decode(p);
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->lanes.size(), 4u);
+  EXPECT_TRUE(d->lanes[1].faults.tx_fault);
+  EXPECT_FALSE(d->lanes[0].faults.tx_fault);
+  EXPECT_TRUE(d->lanes[2].faults.tx_los);
+  EXPECT_TRUE(d->lanes[0].faults.tx_cdr_lol);
+  EXPECT_TRUE(d->lanes[3].faults.rx_los);
+  EXPECT_TRUE(d->lanes[0].faults.rx_cdr_lol);
+  EXPECT_FALSE(d->lanes[3].faults.rx_cdr_lol);
+}
+
+TEST(ModuleEeprom, Sff8472StatusBitsOfARealModule) {
+  // The published dump of an Intel E10GSFPSR: byte 110 = 0x32, RX LOS
+  // set, TX fault clear.
+  auto d = Decode(LoadModule("sff8472_real_intel_e10gsfpsrx"));
+  ASSERT_TRUE(d.ok()) << d.error().message;
+  ASSERT_EQ(d->lanes.size(), 1u);
+  EXPECT_TRUE(d->lanes[0].faults.rx_los);
+  EXPECT_FALSE(d->lanes[0].faults.tx_fault);
+  auto p = LoadModule("sff8472_sfp28");
+  (*p.a2h)[110] = 0x04;
+  auto f = Decode(p);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  EXPECT_TRUE(f->lanes[0].faults.tx_fault);
+  EXPECT_FALSE(f->lanes[0].faults.rx_los);
+}
+
 }  // namespace
 }  // namespace rnic::optics

@@ -1,6 +1,7 @@
 // Golden test of one scrape of EVERY collector on one merged fixture tree
-// (tests/fixtures/merged): sysfs, roce, perf, kmsg, pcie and carrier built by
-// their specs' factories on the merged sysfs/procfs, expect on replayed DCB
+// (tests/fixtures/merged): sysfs, roce, perf, kmsg, pcie, carrier and
+// port_health built by their specs' factories on the merged sysfs/procfs,
+// expect on replayed DCB
 // facts, the netlink collectors replaying a real kernel capture (rxe-live)
 // with pod labels on, the probe on scripted statistics. All read
 // one shared host::HostModel, run through the real CollectorRunner and are
@@ -264,6 +265,7 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
       return client->ReadEeprom(netdev, w);
     };
     s.start_poller = false;
+    s.module_faults = shared->module_faults;
     s.now = [] {
       return std::chrono::system_clock::time_point(
           std::chrono::seconds(1767225600));
@@ -273,6 +275,10 @@ TEST_F(AllCollectorsGoldenTest, EveryCollectorOnTheMergedTree) {
     ethtool_collector = c.get();
     add("ethtool", std::move(c));
   }
+  // A drop window far longer than this test: the DOWN ports stay unknown
+  // (first seen down) whatever the time between scrapes.
+  add("port_health",
+      FromFactory("port_health", paths, shared, "{drop_window: 1h}"));
   // An A100 on a root port of mlx5_0's host bridge; no peer-memory module
   // directory in the tree (unknown), no IOMMU.
   add("gpu", FromFactory("gpu", paths, shared, ""));

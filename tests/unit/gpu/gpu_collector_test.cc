@@ -176,10 +176,20 @@ TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
     const std::string dev = "mlx5_" + std::to_string(i);
     EXPECT_EQ(Check(s, "iommu", dev).first, "ok") << dev;
     const auto acs = Check(s, "acs", dev);
-    EXPECT_EQ(acs.first, i == 7 ? "failed" : "ok") << dev << ": " << acs.second;
+    EXPECT_EQ(acs.first, i == 7 || i == 5 ? "failed" : "ok")
+        << dev << ": " << acs.second;
   }
   EXPECT_EQ(Check(s, "acs", "mlx5_7").second,
             "ACS P2P redirect on 0000:bd:01.0 to GPU 7");
+  // Redirect with Direct Translated P2P: direct for mlx5_3 (ATS on), not
+  // for mlx5_5 (ATS off).
+  EXPECT_EQ(Check(s, "acs", "mlx5_3").second,
+            "ACS P2P redirect on 0000:3d:01.0 with Direct Translated P2P and "
+            "ATS enabled on the device: translated requests to GPU 3 go "
+            "direct");
+  EXPECT_EQ(Check(s, "acs", "mlx5_5").second,
+            "ACS P2P redirect on 0000:9d:01.0 to GPU 5 (Direct Translated P2P "
+            "on 0000:9d:01.0, but ATS off on the device)");
   EXPECT_EQ(Check(s, "acs", "mlx5_0").second,
             "no ACS P2P redirect on the 2 bridges to GPU 0");
   // The storage NIC reaches its nearest GPU through the host bridge.
@@ -191,6 +201,9 @@ TEST(GpuCollectorTest, DgxReadyButOneRedirectingPort) {
       Check(s, "ats", "mlx5_0"),
       StateReason("ok", "ATS off; not needed: identity domain (passthrough)"));
   EXPECT_EQ(Check(s, "ats", "mlx5_9").first, "ok");
+  // DMA-BUF registration: kernel, drm loaded, mlx5_core with mlx5_ib.
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_0"),
+            StateReason("ok", "mlx5_ib registers DMA-BUF memory (Linux 5.15)"));
   // Without the opt-in, no configuration space is read.
   auto plain = On("dgx");
   const auto p = ScrapeFlat(*plain);
@@ -217,6 +230,8 @@ TEST(GpuCollectorTest, SharedSwitchNotReady) {
   // ATS cannot be seen either: translation stays a failure.
   EXPECT_EQ(Check(s, "ats", "mlx5_0").first, "unknown");
   EXPECT_EQ(Check(s, "iommu", "mlx5_1").first, "failed");
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_1"),
+            StateReason("failed", "mlx5_ib not loaded"));
 }
 
 TEST(GpuCollectorTest, AmdDmaBufWithoutIommu) {
@@ -225,6 +240,9 @@ TEST(GpuCollectorTest, AmdDmaBufWithoutIommu) {
   EXPECT_EQ(Check(s, "peer_memory"),
             StateReason("ok", "DMA-BUF: Linux 6.8 and amdgpu"));
   EXPECT_EQ(Check(s, "iommu", "mlx5_1"), StateReason("ok", "no IOMMU"));
+  // No driver bound in this tree: nothing says DMA-BUF works, nor that it
+  // does not.
+  EXPECT_EQ(Check(s, "dma_buf", "mlx5_1").first, "unknown");
 }
 
 TEST(GpuCollectorTest, RailOptionIsChecked) {

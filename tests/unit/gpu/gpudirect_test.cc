@@ -59,10 +59,15 @@ TEST(GpuDirectTest, AcsCapabilityWalk) {
   EXPECT_FALSE(acs->redirects());
   put32(0x14c, 0x0004005f);  // P2P Request Redirect
   EXPECT_TRUE(FindAcs(cfg)->redirects());
+  EXPECT_FALSE(FindAcs(cfg)->direct_translated());
+  put32(0x14c, 0x004c005f);  // both redirects and Direct Translated P2P
+  EXPECT_TRUE(FindAcs(cfg)->redirects());
+  EXPECT_TRUE(FindAcs(cfg)->direct_translated());
   put32(0x14c, 0x0008005f);  // P2P Completion Redirect
   EXPECT_TRUE(FindAcs(cfg)->redirects());
-  put32(0x14c, 0x0051005f);  // source validation, upstream forwarding
+  put32(0x14c, 0x0011005f);  // source validation, upstream forwarding
   EXPECT_FALSE(FindAcs(cfg)->redirects());
+  EXPECT_FALSE(FindAcs(cfg)->direct_translated());
   EXPECT_EQ(FindExtCap(cfg, 0x000d), 0x148u);
   EXPECT_EQ(FindExtCap(cfg, 0x0001), 0x100u);
   EXPECT_FALSE(FindExtCap(cfg, 0x000f));
