@@ -38,8 +38,9 @@ using Clock = std::chrono::steady_clock;
 
 HttpServer* ServerOf(void* cls) { return static_cast<HttpServer*>(cls); }
 
-void* LogUri(void* cls, const char* uri, MHD_Connection*) {
-  (void)cls;
+// Called with the request line: the raw URI is the only place the query
+// string is left undecoded, as endpoints want it.
+void* LogUri(void*, const char* uri, MHD_Connection*) {
   auto* r = new HttpServer::Request;
   r->uri = uri != nullptr ? uri : "";
   return r;
@@ -106,11 +107,24 @@ bool Light(const std::string& path) {
   return path == "/-/healthy" || path == "/-/ready" || path == "/";
 }
 
-MHD_Result Queue(MHD_Connection* c, HttpResponse& resp) {
-  auto* body = new std::string(std::move(resp.body));
+// A response body, and what to do once libmicrohttpd has sent it.
+struct Body {
+  std::string text;
+  HeapTrimmer* trimmer;
+};
+
+MHD_Result Queue(MHD_Connection* c, HttpResponse& resp, HeapTrimmer& trimmer) {
+  auto* body = new Body{std::move(resp.body), &trimmer};
   MHD_Response* m = MHD_create_response_from_buffer_with_free_callback_cls(
-      body->size(), body->data(),
-      [](void* p) { delete static_cast<std::string*>(p); }, body);
+      body->text.size(), body->text.data(),
+      [](void* p) {
+        auto* b = static_cast<Body*>(p);
+        HeapTrimmer* t = b->trimmer;
+        delete b;
+        // The last of the scrape's memory is free now.
+        t->MaybeTrim();
+      },
+      body);
   if (m == nullptr) {
     delete body;
     return MHD_NO;
@@ -153,7 +167,7 @@ MHD_Result Access(void* cls, MHD_Connection* c, const char* url,
     return server->Dispatch(c, r) ? MHD_YES : MHD_NO;
   }
   if (r->state == State::kRunning) return MHD_YES;  // not resumed yet
-  return Queue(c, r->resp);
+  return Queue(c, r->resp, server->trimmer());
 }
 
 }  // namespace
@@ -230,15 +244,7 @@ bool HttpServer::Dispatch(MHD_Connection* c, Request* r) {
   WorkerPool& pool = Light(r->req.path) ? *others_ : *scrapes_;
   r->dispatched = pool.Post(
       [this, c, r] {
-        {
-          // Runs after `resp` is handed over: the scrape's memory is free
-          // then, but for the body, which the response owns.
-          struct TrimOnReturn {
-            HeapTrimmer& t;
-            ~TrimOnReturn() { t.MaybeTrim(); }
-          } trim{trimmer_};
-          r->resp = handler_.Handle(r->req);
-        }
+        r->resp = handler_.Handle(r->req);
         r->state = Request::State::kDone;
         MHD_resume_connection(c);
       },
@@ -276,9 +282,9 @@ Result<std::vector<std::string>> HttpServer::Start(
     if (!s.ok()) return s.error();
     sockets.push_back(std::move(s).value());
   }
-  scrapes_ =
-      std::make_unique<WorkerPool>(worker_threads < 1 ? 1 : worker_threads);
-  others_ = std::make_unique<WorkerPool>(kOtherWorkerThreads);
+  scrapes_ = std::make_unique<WorkerPool>(
+      worker_threads < 1 ? 1 : worker_threads, "rnic-scrape");
+  others_ = std::make_unique<WorkerPool>(kOtherWorkerThreads, "rnic-http");
   reaper_ = std::thread([this] { CutOffSlowHeads(); });
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
                    MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
@@ -304,7 +310,6 @@ Result<std::vector<std::string>> HttpServer::Start(
         {MHD_OPTION_URI_LOG_CALLBACK, fn(&LogUri), this},
         {MHD_OPTION_NOTIFY_COMPLETED, fn(&Completed), this},
         {MHD_OPTION_NOTIFY_CONNECTION, fn(&Notify), this},
-        {MHD_OPTION_EXTERNAL_LOGGER, fn(&Log), nullptr},
     };
     if (tls_ != nullptr) {
       auto text = [](const std::string& t) {
@@ -318,7 +323,9 @@ Result<std::vector<std::string>> HttpServer::Start(
     opts.push_back({MHD_OPTION_END, 0, nullptr});
     MHD_Daemon* d = MHD_start_daemon(
         flags | (v6 ? MHD_USE_IPv6 : 0), 0, nullptr, nullptr, Access, this,
-        MHD_OPTION_ARRAY, opts.data(), MHD_OPTION_END);
+        // The logger first, or messages about the options go to stderr.
+        MHD_OPTION_EXTERNAL_LOGGER, Log, nullptr, MHD_OPTION_ARRAY, opts.data(),
+        MHD_OPTION_END);
     if (d == nullptr) {
       close(fd);
       Stop();

@@ -97,7 +97,7 @@ class HttpServer {
   // Runs `r` on a worker, the connection suspended meanwhile; false when
   // stopping (the caller answers at once).
   bool Dispatch(MHD_Connection* c, Request* r);
-  WebHandler& handler() { return handler_; }
+  HeapTrimmer& trimmer() { return trimmer_; }
 
  private:
   void CutOffSlowHeads();

@@ -1,5 +1,7 @@
 #include "exporter/worker_pool.h"
 
+#include <pthread.h>
+
 namespace rnic {
 
 bool WorkerPool::Post(std::function<void()> task,
@@ -20,6 +22,7 @@ bool WorkerPool::Post(std::function<void()> task,
 }
 
 void WorkerPool::Run() {
+  pthread_setname_np(pthread_self(), name_.c_str());
   std::unique_lock lock(mu_);
   for (;;) {
     while (queue_.empty() && !stopping_) {

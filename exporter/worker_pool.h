@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,7 +17,9 @@ namespace rnic {
 
 class WorkerPool {
  public:
-  explicit WorkerPool(int max_threads) : max_threads_(max_threads) {}
+  // `name`: the threads' name in ps and perf (at most 15 characters).
+  WorkerPool(int max_threads, std::string name)
+      : max_threads_(max_threads), name_(std::move(name)) {}
   ~WorkerPool() { Stop(); }
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -34,6 +37,7 @@ class WorkerPool {
   void Run();
 
   const int max_threads_;
+  const std::string name_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

@@ -9,7 +9,7 @@ namespace rnic {
 namespace {
 
 TEST(WorkerPoolTest, ThreadsStartWithWorkUpToTheSize) {
-  WorkerPool pool(2);
+  WorkerPool pool(2, "test-pool");
   EXPECT_EQ(pool.threads(), 0);
   std::promise<void> release;
   std::shared_future<void> gate = release.get_future().share();
@@ -27,7 +27,7 @@ TEST(WorkerPoolTest, ThreadsStartWithWorkUpToTheSize) {
 }
 
 TEST(WorkerPoolTest, BeforeRunsFirstAndNothingRunsOnceStopped) {
-  WorkerPool pool(1);
+  WorkerPool pool(1, "test-pool");
   std::atomic<int> order{0};
   int before_at = -1, task_at = -1;
   ASSERT_TRUE(
