@@ -9,10 +9,11 @@ PKGS=(
   build-essential cmake pkg-config ninja-build
   libibverbs-dev librdmacm-dev
   libnl-3-dev  # tests and benchmarks build netlink messages with it
-  prometheus-cpp-dev libcivetweb-dev libspdlog-dev libyaml-cpp-dev
+  prometheus-cpp-dev libspdlog-dev libyaml-cpp-dev
+  libmicrohttpd-dev libgnutls28-dev  # the HTTP(S) server and its TLS
   libdeflate-dev  # gzip of /metrics
   zlib1g-dev  # tests: inflating what the exporter gzips, gzip_bench's alternatives
-  libssl-dev libcrypt-dev  # TLS (OpenSSL 3) and bcrypt for --web.config.file
+  libssl-dev libcrypt-dev  # HMAC and bcrypt for --web.config.file's basic auth
   libcurl4-openssl-dev  # the fabric probe's address exchange (HTTP/HTTPS client)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format clang-tidy

@@ -15,8 +15,8 @@
 namespace rnic {
 namespace {
 
-// libcrypt's scratch space is about 32 KiB: on the heap, not on a CivetWeb
-// worker's stack.
+// libcrypt's scratch space is about 32 KiB: on the heap, not on a worker
+// thread's stack.
 std::unique_ptr<crypt_data> NewCryptData() {
   auto d = std::make_unique<crypt_data>();
   std::memset(d.get(), 0, sizeof(crypt_data));

@@ -15,7 +15,7 @@ struct ValueFlag {
 
 constexpr ValueFlag kValueFlags[] = {
     {"web.listen-address",
-     "Address to listen on, host:port or :port (IPv4). Repeatable."},
+     "Address to listen on, host:port, :port or [IPv6]:port. Repeatable."},
     {"web.telemetry-path", "Path under which to expose metrics."},
     {"web.max-requests",
      "Maximum number of parallel scrape requests; 0 disables the limit."},

@@ -18,7 +18,7 @@ inline constexpr int kDefaultPort = 9709;
 struct Options {
   std::vector<std::string> listen_addresses;  // as given, e.g. ":9709"
   std::string telemetry_path = "/metrics";
-  // Each parallel scrape holds a CivetWeb worker thread (and its stack), so
+  // Each parallel scrape holds a worker thread (and its stack), so
   // the default is sized for an HA pair of Prometheus servers with room to
   // spare, not for node_exporter's goroutines (40).
   int max_requests = 10;

@@ -1,138 +1,176 @@
 #include "exporter/http_server.h"
 
-#include <arpa/inet.h>
-#include <civetweb.h>
-#include <netdb.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-#include <cstring>
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 
-#include "collectors/common/host_port.h"
+#include "exporter/listen_socket.h"
 
 namespace rnic {
+
+struct HttpServer::Connection {
+  int fd = -1;
+  // While a request's head is awaited: when it must be complete.
+  bool awaiting_head = true;
+  std::chrono::steady_clock::time_point head_deadline;
+  std::shared_ptr<void> tls;  // the credentials its TLS session uses
+};
+
+struct HttpServer::Request {
+  enum class State { kHead, kReady, kRunning, kDone };
+  std::string uri;  // raw, with the query string
+  State state = State::kHead;
+  bool dispatched = false;  // counted in HttpServer::answering_
+  HttpRequest req;
+  HttpResponse resp;
+};
+
 namespace {
 
-// Bytes of the request line and headers as sent (give or take the
-// separators CivetWeb has already stripped).
-std::size_t RequestHeadBytes(const mg_request_info* ri) {
-  auto len = [](const char* s) { return s ? std::strlen(s) : 0; };
-  std::size_t n = len(ri->request_method) + len(ri->request_uri) +
-                  len(ri->query_string) + len(ri->http_version) + 12;
-  for (int i = 0; i < ri->num_headers; ++i) {
-    n += len(ri->http_headers[i].name) + len(ri->http_headers[i].value) + 4;
-  }
-  return n;
+using Clock = std::chrono::steady_clock;
+
+HttpServer* ServerOf(void* cls) { return static_cast<HttpServer*>(cls); }
+
+// Called with the request line: the raw URI is the only place the query
+// string is left undecoded, as endpoints want it.
+void* LogUri(void*, const char* uri, MHD_Connection*) {
+  auto* r = new HttpServer::Request;
+  r->uri = uri != nullptr ? uri : "";
+  return r;
 }
 
-// Access is decided in HandleRequest (basic_auth_users of --web.config.file).
-// Without an authorization handler CivetWeb looks for a .htpasswd file in
-// the (unset) document root on every request: a stat() per scrape.
-int AllowAll(mg_connection* /*conn*/, void* /*cbdata*/) { return 1; }
+void Completed(void* cls, MHD_Connection* c, void** con_cls,
+               MHD_RequestTerminationCode) {
+  auto* r = static_cast<HttpServer::Request*>(*con_cls);
+  ServerOf(cls)->RequestDone(c, r != nullptr && r->dispatched);
+  delete r;
+  *con_cls = nullptr;
+}
 
-int HandleRequest(mg_connection* conn, void* cbdata) {
-  auto* server = static_cast<HttpServer*>(cbdata);
-  const mg_request_info* ri = mg_get_request_info(conn);
-  // CivetWeb itself can only answer 400 (above max_request_size); below that
-  // buffer an oversized head gets the status that names the problem. It
-  // keeps MG_MAX_HEADERS headers and drops the rest unseen: a full table may
-  // hide any number more, so it counts as too large as well.
-  if (RequestHeadBytes(ri) > kMaxRequestHeadBytes ||
-      ri->num_headers >= MG_MAX_HEADERS) {
-    static constexpr char kBody[] = "request headers too large\n";
-    mg_response_header_start(conn, 431);
-    mg_response_header_add(conn, "Content-Type", "text/plain", -1);
-    mg_response_header_add(conn, "Content-Length",
-                           std::to_string(sizeof kBody - 1).c_str(), -1);
-    mg_response_header_send(conn);
-    mg_write(conn, kBody, sizeof kBody - 1);
-    return 431;
+void Notify(void* cls, MHD_Connection* c, void** socket_context,
+            MHD_ConnectionNotificationCode code) {
+  if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+    ServerOf(cls)->Opened(c, socket_context);
+  } else {
+    ServerOf(cls)->Closed(*socket_context);
+    *socket_context = nullptr;
   }
-  // Runs after `resp` below is destroyed: the scrape's memory is free then.
-  struct TrimOnReturn {
-    HeapTrimmer& t;
-    ~TrimOnReturn() { t.MaybeTrim(); }
-  } trim_on_return{server->trimmer()};
-  HttpRequest req;
-  req.method = ri->request_method ? ri->request_method : "";
-  req.path = ri->local_uri ? ri->local_uri : "/";
-  req.query = ri->query_string ? ri->query_string : "";
-  auto header = [conn](const char* name) {
-    const char* v = mg_get_header(conn, name);
-    return v ? std::string(v) : std::string();
-  };
-  req.accept = header("Accept");
-  req.accept_encoding = header("Accept-Encoding");
-  req.scrape_timeout = header("X-Prometheus-Scrape-Timeout-Seconds");
-  req.authorization = header("Authorization");
-  HttpResponse resp = server->handler().Handle(req);
+}
 
-  // CivetWeb writes the status line, Date and Connection (keep-alive by its
-  // own rule) around these headers.
-  mg_response_header_start(conn, resp.status);
-  mg_response_header_add(conn, "Content-Type", resp.content_type.c_str(), -1);
-  mg_response_header_add(conn, "Content-Length",
-                         std::to_string(resp.body.size()).c_str(), -1);
+// libmicrohttpd's own messages (a failed handshake, a client gone) go to
+// debug: the failures that matter are reported by Start().
+void Log(void*, const char* fmt, va_list ap) {
+  if (!spdlog::should_log(spdlog::level::debug)) return;
+  char buf[512];
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  std::string m(buf);
+  while (!m.empty() && m.back() == '\n') m.pop_back();
+  spdlog::debug("msg=\"http server\" detail=\"{}\"", m);
+}
+
+std::string Header(MHD_Connection* c, const char* name) {
+  const char* v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+  return v != nullptr ? v : "";
+}
+
+void FillRequest(MHD_Connection* c, const char* url, const char* method,
+                 HttpServer::Request& r) {
+  r.req.method = method != nullptr ? method : "";
+  r.req.path = url != nullptr && *url != '\0' ? url : "/";
+  if (auto q = r.uri.find('?'); q != std::string::npos) {
+    r.req.query = r.uri.substr(q + 1);
+  }
+  r.req.accept = Header(c, "Accept");
+  r.req.accept_encoding = Header(c, "Accept-Encoding");
+  r.req.scrape_timeout = Header(c, "X-Prometheus-Scrape-Timeout-Seconds");
+  r.req.authorization = Header(c, "Authorization");
+}
+
+bool HeadTooLarge(MHD_Connection* c) {
+  const MHD_ConnectionInfo* info =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+  const int headers =
+      MHD_get_connection_values(c, MHD_HEADER_KIND, nullptr, nullptr);
+  return (info != nullptr && info->header_size > kMaxRequestHeadBytes) ||
+         headers > static_cast<int>(kMaxRequestHeaders);
+}
+
+// Paths that must answer while scrapes are slow: their own threads.
+bool Light(const std::string& path) {
+  return path == "/-/healthy" || path == "/-/ready" || path == "/";
+}
+
+// A response body, and what to do once libmicrohttpd has sent it.
+struct Body {
+  std::string text;
+  HeapTrimmer* trimmer;
+};
+
+MHD_Result Queue(MHD_Connection* c, HttpResponse& resp, HeapTrimmer& trimmer) {
+  auto* body = new Body{std::move(resp.body), &trimmer};
+  MHD_Response* m = MHD_create_response_from_buffer_with_free_callback_cls(
+      body->text.size(), body->text.data(),
+      [](void* p) {
+        auto* b = static_cast<Body*>(p);
+        HeapTrimmer* t = b->trimmer;
+        delete b;
+        // The last of the scrape's memory is free now.
+        t->MaybeTrim();
+      },
+      body);
+  if (m == nullptr) {
+    delete body;
+    return MHD_NO;
+  }
+  MHD_add_response_header(m, "Content-Type", resp.content_type.c_str());
   for (const auto& [name, value] : resp.headers) {
-    mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+    MHD_add_response_header(m, name.c_str(), value.c_str());
   }
-  mg_response_header_send(conn);
-  if (req.method != "HEAD" && !resp.body.empty()) {
-    mg_write(conn, resp.body.data(), resp.body.size());
-  }
-  return resp.status;
+  const MHD_Result ret =
+      MHD_queue_response(c, static_cast<unsigned>(resp.status), m);
+  MHD_destroy_response(m);
+  return ret;
 }
 
-int LogMessage(const mg_connection*, const char* message) {
-  // CivetWeb's own messages (bind errors, ...) go through spdlog at debug;
-  // the failures that matter are reported by Start().
-  (void)message;
-  return 1;
-}
-
-// CivetWeb asks for its SSL_CTX at start (*ssl_ctx null) and offers it back
-// when it stops: both times the context is the TlsContext's, which owns it.
-int ExternalSslCtx(void** ssl_ctx, void* user_data) {
-  auto* server = static_cast<HttpServer*>(user_data);
-  if (*ssl_ctx == nullptr) *ssl_ctx = server->tls()->initial();
-  return 1;
+MHD_Result Access(void* cls, MHD_Connection* c, const char* url,
+                  const char* method, const char*, const char*,
+                  size_t* upload_data_size, void** con_cls) {
+  HttpServer* server = ServerOf(cls);
+  auto* r = static_cast<HttpServer::Request*>(*con_cls);
+  if (r == nullptr) return MHD_NO;  // LogUri always made one
+  using State = HttpServer::Request::State;
+  if (r->state == State::kHead) {
+    server->HeadDone(c);
+    FillRequest(c, url, method, *r);
+    r->state = State::kReady;
+    if (HeadTooLarge(c)) {
+      r->resp.status = 431;
+      r->resp.body = "request headers too large\n";
+      r->state = State::kDone;
+    }
+    return MHD_YES;
+  }
+  if (*upload_data_size != 0) {  // a body: nothing here reads one
+    *upload_data_size = 0;
+    return MHD_YES;
+  }
+  if (r->state == State::kReady) {
+    r->state = State::kRunning;
+    // Stopping: closed unanswered, as if it had come a moment later.
+    return server->Dispatch(c, r) ? MHD_YES : MHD_NO;
+  }
+  if (r->state == State::kRunning) return MHD_YES;  // not resumed yet
+  return Queue(c, r->resp, server->trimmer());
 }
 
 }  // namespace
-
-Result<std::string> ToCivetPort(const std::string& address) {
-  auto hp = ParseHostPort(address);
-  if (!hp.ok()) {
-    return Error{"--web.listen-address " + address + ": " + hp.error().message};
-  }
-  if (hp->bracketed) {
-    if (!mg_check_feature(MG_FEATURES_IPV6)) {
-      return Error{"--web.listen-address " + address +
-                   ": this CivetWeb build has no IPv6 support (Debian 12's "
-                   "libcivetweb is IPv4-only); use an IPv4 address"};
-    }
-    return address;
-  }
-  if (!hp->port) {
-    return Error{"--web.listen-address " + address +
-                 ": expected host:port or :port"};
-  }
-  const std::string& host = hp->host;
-  const std::string port = std::to_string(*hp->port);
-  if (host.empty()) return "0.0.0.0:" + port;
-  in_addr a{};
-  if (inet_pton(AF_INET, host.c_str(), &a) == 1) return host + ":" + port;
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  addrinfo* res = nullptr;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || res == nullptr) {
-    return Error{"--web.listen-address " + address + ": cannot resolve '" +
-                 host + "'"};
-  }
-  char buf[INET_ADDRSTRLEN];
-  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(res->ai_addr)->sin_addr,
-            buf, sizeof buf);
-  freeaddrinfo(res);
-  return std::string(buf) + ":" + port;
-}
 
 Result<int> WorkerThreadsFor(int max_requests) {
   if (max_requests < 0 || max_requests > kMaxRequestsCeiling) {
@@ -145,95 +183,183 @@ Result<int> WorkerThreadsFor(int max_requests) {
          kSpareWorkerThreads;
 }
 
+ConnectionLimits ConnectionLimitsFor(int worker_threads) {
+  const unsigned per_client =
+      std::max(kMinConnectionsPerClient,
+               static_cast<unsigned>(std::max(worker_threads, 0)));
+  return {std::max(kMaxConnections, per_client), per_client};
+}
+
+void HttpServer::Opened(MHD_Connection* c, void** socket_context) {
+  auto* conn = new Connection;
+  if (const auto* i =
+          MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD)) {
+    conn->fd = i->connect_fd;
+  }
+  conn->head_deadline = Clock::now() + kHeaderTimeout;
+  if (tls_ != nullptr) {
+    // Before the handshake: the session is set up, no byte is read yet.
+    const auto* i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+    if (i != nullptr && i->tls_session != nullptr) {
+      conn->tls = tls_->Configure(
+          static_cast<gnutls_session_t>(const_cast<void*>(i->tls_session)));
+    }
+  }
+  std::lock_guard lock(mu_);
+  connections_.insert(conn);
+  *socket_context = conn;
+}
+
+void HttpServer::Closed(void* socket_context) {
+  auto* conn = static_cast<Connection*>(socket_context);
+  if (conn == nullptr) return;
+  {
+    std::lock_guard lock(mu_);
+    connections_.erase(conn);
+  }
+  delete conn;  // after the session's deinit: its credentials may go
+}
+
+void HttpServer::HeadDone(MHD_Connection* c) {
+  const auto* i =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (i == nullptr || i->socket_context == nullptr) return;
+  std::lock_guard lock(mu_);
+  static_cast<Connection*>(i->socket_context)->awaiting_head = false;
+}
+
+void HttpServer::RequestDone(MHD_Connection* c, bool dispatched) {
+  if (dispatched) answering_.fetch_sub(1);
+  const auto* i =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (i == nullptr || i->socket_context == nullptr) return;
+  std::lock_guard lock(mu_);
+  auto* conn = static_cast<Connection*>(i->socket_context);
+  conn->awaiting_head = true;
+  conn->head_deadline = Clock::now() + kIdleTimeout;
+}
+
+bool HttpServer::Dispatch(MHD_Connection* c, Request* r) {
+  WorkerPool& pool = Light(r->req.path) ? *others_ : *scrapes_;
+  r->dispatched = pool.Post(
+      [this, c, r] {
+        r->resp = handler_.Handle(r->req);
+        r->state = Request::State::kDone;
+        MHD_resume_connection(c);
+      },
+      // Under the pool's lock: suspended before any worker can resume it.
+      [this, c] {
+        answering_.fetch_add(1);
+        MHD_suspend_connection(c);
+      });
+  return r->dispatched;
+}
+
+void HttpServer::CutOffSlowHeads() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    const auto now = Clock::now();
+    for (Connection* conn : connections_) {
+      if (conn->awaiting_head && now >= conn->head_deadline && conn->fd >= 0) {
+        // The event loop sees the end of the stream and closes the
+        // connection; its fd stays open until Closed() has run.
+        shutdown(conn->fd, SHUT_RDWR);
+        conn->awaiting_head = false;
+      }
+    }
+  }
+}
+
 Result<std::vector<std::string>> HttpServer::Start(
     const std::vector<std::string>& addresses, int worker_threads,
     TlsContext* tls) {
   tls_ = tls;
-  std::string ports;
+  std::vector<ListenSocket> sockets;
   for (const auto& a : addresses) {
-    auto p = ToCivetPort(a);
-    if (!p.ok()) return p.error();
-    if (!ports.empty()) ports += ',';
-    ports += p.value();
-    if (tls_ != nullptr) ports += 's';  // CivetWeb's suffix for HTTPS
+    auto s = OpenListenSocket(a);
+    if (!s.ok()) return s.error();
+    sockets.push_back(std::move(s).value());
   }
-  if (tls_ != nullptr) {
-    // CivetWeb loads OpenSSL itself (dlopen of libssl.so, see
-    // tls_civetweb_shim.c); without it every handshake would fail later.
-    if ((mg_init_library(MG_FEATURES_SSL) & MG_FEATURES_SSL) == 0) {
-      mg_exit_library();
-      return Error{
-          "--web.config.file: TLS: CivetWeb cannot load OpenSSL (libssl.so "
-          "from the exporter's private library directory, "
-          "lib/rnic-exporter)"};
-    }
-  } else {
-    mg_init_library(0);
-  }
-  const std::string threads =
-      std::to_string(worker_threads < 1 ? 1 : worker_threads);
-  const char* opts[] = {
-      "listening_ports", ports.c_str(), "num_threads", threads.c_str(),
-      // Request line and headers share this buffer; a request that does not
-      // fit is answered 400 and closed (CivetWeb 1.15 reports it as a
-      // malformed message: its 413 path is unreachable). Between
-      // kMaxRequestHeadBytes and this, HandleRequest answers 431.
-      "max_request_size", "16384",
-      // Total time to receive a request's line and headers (CivetWeb 1.15
-      // measures it from the request's start, so a client trickling bytes is
-      // cut off too), and also the time a response write may stall. A scrape
-      // nobody reads for 10 s is past Prometheus' default timeout anyway.
-      "request_timeout_ms", "10000",
-      // An idle keep-alive connection holds a worker thread. 20 s keeps a
-      // 15 s scrape interval's connection and closes well before a 30 s or
-      // 1 m scraper reuses it, so a close never races the next request.
-      "enable_keep_alive", "yes", "keep_alive_timeout_ms", "20000",
-      // linger_timeout_ms stays unset: with it, close() blocks a worker on a
-      // client that does not read.
-      // CivetWeb sends each header line in its own segment, then the body:
-      // with Nagle on, a small gzip body on a kept-alive connection waited
-      // for the client's delayed ACK (40 ms per scrape).
-      "tcp_nodelay", "1", nullptr};
-  mg_callbacks cb{};
-  cb.log_message = LogMessage;
-  if (tls_ != nullptr) cb.external_ssl_ctx = ExternalSslCtx;
-  mg_init_data init{};
-  init.callbacks = &cb;
-  init.user_data = this;
-  init.configuration_options = opts;
-  mg_error_data err{};
-  char errbuf[256] = {};
-  err.text = errbuf;
-  err.text_buffer_size = sizeof errbuf;
-  ctx_ = mg_start2(&init, &err);
-  if (ctx_ == nullptr) {
-    return Error{"cannot listen on " + ports + ": " + errbuf};
-  }
-  mg_set_request_handler(ctx_, "/", HandleRequest, this);
-  mg_set_auth_handler(ctx_, "/", AllowAll, nullptr);
+  scrapes_ = std::make_unique<WorkerPool>(
+      worker_threads < 1 ? 1 : worker_threads, "rnic-scrape");
+  others_ = std::make_unique<WorkerPool>(kOtherWorkerThreads, "rnic-http");
+  reaper_ = std::thread([this] { CutOffSlowHeads(); });
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                   MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+  if (tls_ != nullptr) flags |= MHD_USE_TLS;
+  const ConnectionLimits limits = ConnectionLimitsFor(worker_threads);
   std::vector<std::string> bound;
-  mg_server_port sp[16];
-  int n = mg_get_server_ports(ctx_, 16, sp);
-  // mg_server_port has no address; pair each with the configured host.
-  std::vector<std::string> hosts;
-  for (const auto& a : addresses) {
-    auto p = ToCivetPort(a).value();
-    hosts.push_back(p.substr(0, p.rfind(':')));
-  }
-  for (int i = 0; i < n; ++i) {
-    std::string host =
-        i < static_cast<int>(hosts.size()) ? hosts[i] : "0.0.0.0";
-    bound.push_back(host + ":" + std::to_string(sp[i].port));
+  for (auto& s : sockets) {
+    // The daemon closes its copy when it stops; `sockets` closes the other.
+    const int fd = fcntl(s.fd.get(), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+      Stop();
+      return Error{"cannot listen on " + s.address + ": dup failed", errno};
+    }
+    const bool v6 = s.address.front() == '[';
+    auto fn = [](auto f) { return reinterpret_cast<intptr_t>(f); };
+    auto num = [](auto v) { return static_cast<intptr_t>(v); };
+    std::vector<MHD_OptionItem> opts = {
+        {MHD_OPTION_LISTEN_SOCKET, fd, nullptr},
+        {MHD_OPTION_CONNECTION_LIMIT, num(limits.total), nullptr},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, num(limits.per_client), nullptr},
+        {MHD_OPTION_CONNECTION_TIMEOUT, num(kIdleTimeout.count()), nullptr},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, num(kConnectionMemory), nullptr},
+        {MHD_OPTION_URI_LOG_CALLBACK, fn(&LogUri), this},
+        {MHD_OPTION_NOTIFY_COMPLETED, fn(&Completed), this},
+        {MHD_OPTION_NOTIFY_CONNECTION, fn(&Notify), this},
+    };
+    if (tls_ != nullptr) {
+      auto text = [](const std::string& t) {
+        return const_cast<char*>(t.c_str());
+      };
+      opts.push_back({MHD_OPTION_HTTPS_MEM_CERT, 0, text(tls_->cert_pem())});
+      opts.push_back({MHD_OPTION_HTTPS_MEM_KEY, 0, text(tls_->key_pem())});
+      opts.push_back(
+          {MHD_OPTION_HTTPS_PRIORITIES, 0, text(tls_->priorities())});
+    }
+    opts.push_back({MHD_OPTION_END, 0, nullptr});
+    MHD_Daemon* d = MHD_start_daemon(
+        flags | (v6 ? MHD_USE_IPv6 : 0), 0, nullptr, nullptr, Access, this,
+        // The logger first, or messages about the options go to stderr.
+        MHD_OPTION_EXTERNAL_LOGGER, Log, nullptr, MHD_OPTION_ARRAY, opts.data(),
+        MHD_OPTION_END);
+    if (d == nullptr) {
+      close(fd);
+      Stop();
+      return Error{"cannot listen on " + s.address +
+                   ": libmicrohttpd did not start (TLS support missing?)"};
+    }
+    daemons_.push_back(d);
+    bound.push_back(s.address);
   }
   return bound;
 }
 
 void HttpServer::Stop() {
-  if (ctx_ != nullptr) {
-    mg_stop(ctx_);  // joins worker threads: in-flight scrapes finish first
-    ctx_ = nullptr;
-    mg_exit_library();
+  // No new connection; requests in flight finish and resume their
+  // connections (one arriving from now on is closed unanswered), and their
+  // answers are written before the connections close.
+  for (MHD_Daemon* d : daemons_) {
+    const MHD_socket listen_fd = MHD_quiesce_daemon(d);
+    if (listen_fd != MHD_INVALID_SOCKET) close(listen_fd);
   }
+  if (scrapes_) scrapes_->Stop();
+  if (others_) others_->Stop();
+  const auto give_up = Clock::now() + kIdleTimeout;
+  while (answering_.load() > 0 && Clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (MHD_Daemon* d : daemons_) MHD_stop_daemon(d);
+  daemons_.clear();
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (reaper_.joinable()) reaper_.join();
 }
 
 }  // namespace rnic

@@ -1,135 +1,157 @@
 #include "exporter/tls_context.h"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
 
 #include "collectors/common/bounded_file.h"
 
 namespace rnic {
 namespace {
 
-// The session cache is shared by every context the server switches to.
-constexpr unsigned char kSessionIdContext[] = "rnic_exporter";
+using Credentials = std::shared_ptr<void>;
 
-std::string OpenSslError() {
-  std::string out;
-  while (unsigned long e = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof buf);
-    out += (out.empty() ? "" : "; ") + std::string(buf);
-  }
-  return out.empty() ? "unknown OpenSSL error" : out;
+std::string Where(const std::string& key, const std::string& path) {
+  return "tls_server_config." + key + " " + path;
 }
 
-// OpenSSL reads the files itself: each must be a regular file of PEM size,
+// GnuTLS reads from memory: each file must be a regular file of PEM size,
 // not a device or FIFO it would read without end.
-Status Readable(const std::string& key, const std::string& path) {
-  Status st = CheckBoundedFile(path, kPemFileLimit);
-  if (!st)
-    return Error{"tls_server_config." + key + " " + st.error().ToString()};
-  return Status::Ok();
+Result<std::string> ReadPem(const std::string& key, const std::string& path) {
+  auto text = ReadBoundedFile(path, kPemFileLimit);
+  if (!text)
+    return Error{"tls_server_config." + key + " " + text.error().ToString()};
+  return std::move(text).value();
 }
 
-// A key with a passphrase would make OpenSSL prompt on the terminal.
-int NoPassphrase(char*, int, int, void*) { return 0; }
+gnutls_datum_t Datum(const std::string& s) {
+  return {reinterpret_cast<unsigned char*>(const_cast<char*>(s.data())),
+          static_cast<unsigned>(s.size())};
+}
 
-// RequestClientCert and RequireAnyClientCert take any certificate.
-int AcceptAnyCertificate(int, X509_STORE_CTX*) { return 1; }
+// Client certificates of client_auth_type Verify*: checked against
+// client_ca_file for a client's use (extended key usage clientAuth, as Go and
+// OpenSSL check it). Only called for those types; no certificate at all is
+// the business of gnutls_certificate_server_set_request.
+int VerifyClientCertificate(gnutls_session_t session) {
+  unsigned n = 0;
+  if (gnutls_certificate_get_peers(session, &n) == nullptr || n == 0) return 0;
+  gnutls_typed_vdata_st purpose{};
+  purpose.type = GNUTLS_DT_KEY_PURPOSE_OID;
+  purpose.data = reinterpret_cast<unsigned char*>(
+      const_cast<char*>(GNUTLS_KP_TLS_WWW_CLIENT));
+  unsigned status = 0;
+  if (gnutls_certificate_verify_peers(session, &purpose, 1, &status) < 0 ||
+      status != 0) {
+    return GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR;
+  }
+  return 0;
+}
 
-Result<SSL_CTX*> Build(const TlsConfig& c, SSL_client_hello_cb_fn hello,
-                       void* hello_arg) {
-  for (const auto& [key, path] :
-       {std::pair<std::string, std::string>{"cert_file", c.cert_file},
-        {"key_file", c.key_file},
-        {"client_ca_file", c.client_ca_file}}) {
-    if (path.empty()) continue;
-    Status st = Readable(key, path);
-    if (!st.ok()) return st.error();
-  }
-  ERR_clear_error();
-  SSL_CTX* ctx = SSL_CTX_new(TLS_server_method());
-  if (ctx == nullptr) return Error{"tls_server_config: " + OpenSslError()};
-  auto fail = [ctx](const std::string& what) -> Result<SSL_CTX*> {
-    Error e{what + ": " + OpenSslError()};
-    SSL_CTX_free(ctx);
-    return e;
-  };
-  SSL_CTX_set_default_passwd_cb(ctx, NoPassphrase);
-  SSL_CTX_set_options(
-      ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
-               (c.prefer_server_cipher_suites ? SSL_OP_CIPHER_SERVER_PREFERENCE
-                                              : 0));
-  if (SSL_CTX_set_min_proto_version(ctx, static_cast<int>(c.min_version)) !=
-          1 ||
-      (c.max_version && SSL_CTX_set_max_proto_version(
-                            ctx, static_cast<int>(*c.max_version)) != 1)) {
-    return fail("tls_server_config.min_version/max_version");
-  }
-  if (!c.openssl_ciphers.empty()) {
-    std::string list;
-    for (const auto& n : c.openssl_ciphers)
-      list += (list.empty() ? "" : ":") + n;
-    if (SSL_CTX_set_cipher_list(ctx, list.c_str()) != 1) {
-      return fail("tls_server_config.cipher_suites");
-    }
-  }
-  if (SSL_CTX_use_certificate_chain_file(ctx, c.cert_file.c_str()) != 1) {
-    return fail("tls_server_config.cert_file " + c.cert_file);
-  }
-  if (SSL_CTX_use_PrivateKey_file(ctx, c.key_file.c_str(), SSL_FILETYPE_PEM) !=
-      1) {
-    // OpenSSL compares the key with the certificate already loaded.
-    const bool mismatch =
-        ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
-    return fail(
-        "tls_server_config.key_file " + c.key_file +
-        (mismatch ? ": does not match the certificate in cert_file" : ""));
-  }
-  if (SSL_CTX_check_private_key(ctx) != 1) {
-    return fail("tls_server_config.key_file " + c.key_file +
-                ": does not match the certificate in cert_file");
-  }
+// The credentials of `c`, and the PEM texts they were built from.
+Result<Credentials> Build(const TlsConfig& c, std::string* cert_pem,
+                          std::string* key_pem) {
+  auto cert = ReadPem("cert_file", c.cert_file);
+  if (!cert) return cert.error();
+  auto key = ReadPem("key_file", c.key_file);
+  if (!key) return key.error();
+  std::string ca;
   if (!c.client_ca_file.empty()) {
-    if (SSL_CTX_load_verify_locations(ctx, c.client_ca_file.c_str(), nullptr) !=
-        1) {
-      return fail("tls_server_config.client_ca_file " + c.client_ca_file);
-    }
-    STACK_OF(X509_NAME)* names =
-        SSL_load_client_CA_file(c.client_ca_file.c_str());
-    if (names == nullptr) {
-      return fail("tls_server_config.client_ca_file " + c.client_ca_file +
-                  ": no certificate in it");
-    }
-    SSL_CTX_set_client_CA_list(ctx, names);
+    auto t = ReadPem("client_ca_file", c.client_ca_file);
+    if (!t) return t.error();
+    ca = std::move(t).value();
   }
-  switch (c.client_auth) {
-    case ClientAuth::kNoClientCert:
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
-      break;
-    case ClientAuth::kRequestClientCert:
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, AcceptAnyCertificate);
-      break;
-    case ClientAuth::kRequireAnyClientCert:
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
-                         AcceptAnyCertificate);
-      break;
-    case ClientAuth::kVerifyClientCertIfGiven:
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
-      break;
-    case ClientAuth::kRequireAndVerifyClientCert:
-      SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
-                         nullptr);
-      break;
+
+  gnutls_x509_crt_t* chain = nullptr;
+  unsigned chain_len = 0;
+  const gnutls_datum_t cert_d = Datum(*cert);
+  int rc = gnutls_x509_crt_list_import2(&chain, &chain_len, &cert_d,
+                                        GNUTLS_X509_FMT_PEM, 0);
+  if (rc < 0 || chain_len == 0) {
+    return Error{Where("cert_file", c.cert_file) + ": " +
+                 (rc < 0 ? gnutls_strerror(rc) : "no certificate in it")};
   }
-  SSL_CTX_set_session_id_context(ctx, kSessionIdContext,
-                                 sizeof kSessionIdContext - 1);
-  SSL_CTX_set_client_hello_cb(ctx, hello, hello_arg);
-  return ctx;
+  auto free_chain = [&] {
+    for (unsigned i = 0; i < chain_len; ++i) gnutls_x509_crt_deinit(chain[i]);
+    gnutls_free(chain);
+  };
+  gnutls_x509_privkey_t pk = nullptr;
+  gnutls_x509_privkey_init(&pk);
+  const gnutls_datum_t key_d = Datum(*key);
+  // No password: an encrypted key fails here instead of prompting.
+  rc = gnutls_x509_privkey_import2(pk, &key_d, GNUTLS_X509_FMT_PEM, nullptr, 0);
+  if (rc < 0) {
+    gnutls_x509_privkey_deinit(pk);
+    free_chain();
+    return Error{Where("key_file", c.key_file) + ": " + gnutls_strerror(rc)};
+  }
+  gnutls_certificate_credentials_t raw = nullptr;
+  gnutls_certificate_allocate_credentials(&raw);
+  Credentials cred(raw, [](void* p) {
+    gnutls_certificate_free_credentials(
+        static_cast<gnutls_certificate_credentials_t>(p));
+  });
+  // Copies both, and compares the key with the certificate.
+  rc = gnutls_certificate_set_x509_key(raw, chain, chain_len, pk);
+  gnutls_x509_privkey_deinit(pk);
+  free_chain();
+  if (rc == GNUTLS_E_CERTIFICATE_KEY_MISMATCH) {
+    return Error{Where("key_file", c.key_file) +
+                 ": does not match the certificate in cert_file"};
+  }
+  if (rc < 0) {
+    return Error{Where("cert_file", c.cert_file) + ": " + gnutls_strerror(rc)};
+  }
+  if (!ca.empty()) {
+    const gnutls_datum_t ca_d = Datum(ca);
+    rc = gnutls_certificate_set_x509_trust_mem(raw, &ca_d, GNUTLS_X509_FMT_PEM);
+    if (rc <= 0) {
+      return Error{Where("client_ca_file", c.client_ca_file) + ": " +
+                   (rc < 0 ? gnutls_strerror(rc) : "no certificate in it")};
+    }
+  }
+  if (cert_pem != nullptr) *cert_pem = std::move(cert).value();
+  if (key_pem != nullptr) *key_pem = std::move(key).value();
+  return cred;
 }
 
 }  // namespace
+
+std::string TlsPriorities(const TlsConfig& c) {
+  const bool tls12 = c.min_version == TlsVersion::kTls12;
+  const bool tls13 = !c.max_version || *c.max_version == TlsVersion::kTls13;
+  std::string p = "NORMAL:-VERS-ALL";
+  if (tls13) p += ":+VERS-TLS1.3";
+  if (tls12) p += ":+VERS-TLS1.2";
+  // Go ignores cipher_suites when only TLS 1.3 is on.
+  if (tls12 && !c.cipher_suites.empty()) {
+    std::vector<std::string_view> kx, cipher, mac;
+    auto add = [](std::vector<std::string_view>& l, std::string_view v) {
+      if (std::find(l.begin(), l.end(), v) == l.end()) l.push_back(v);
+    };
+    auto join = [](const std::vector<std::string_view>& l) {
+      std::string out;
+      for (auto v : l) out += ":+" + std::string(v);
+      return out;
+    };
+    for (const auto& s : c.cipher_suites) {
+      add(kx, s.kx);
+      add(cipher, s.cipher);
+      add(mac, s.mac);
+    }
+    // TLS 1.3 suites are AEAD; with CBC suites only, TLS 1.3 has no cipher
+    // and is not offered.
+    if (tls13) add(mac, "AEAD");
+    p += ":-KX-ALL" + join(kx) + ":-CIPHER-ALL" + join(cipher) + ":-MAC-ALL" +
+         join(mac);
+  }
+  if (c.prefer_server_cipher_suites) p += ":%SERVER_PRECEDENCE";
+  return p;
+}
 
 bool TlsContext::FileStamp::operator==(const FileStamp& o) const {
   return dev == o.dev && ino == o.ino && size == o.size &&
@@ -152,18 +174,20 @@ TlsContext::Stamps TlsContext::CurrentStamps() const {
 Result<std::unique_ptr<TlsContext>> TlsContext::Create(TlsConfig config) {
   std::unique_ptr<TlsContext> t(new TlsContext(std::move(config)));
   t->stamps_ = t->CurrentStamps();
-  auto ctx = Build(t->config_, OnClientHello, t.get());
-  if (!ctx.ok()) return ctx.error();
-  t->initial_ = *ctx;
-  SSL_CTX_up_ref(t->initial_);
-  t->current_ = t->initial_;
+  auto cred = Build(t->config_, &t->cert_pem_, &t->key_pem_);
+  if (!cred.ok()) return cred.error();
+  t->current_ = std::move(cred).value();
+  t->priorities_ = TlsPriorities(t->config_);
+  gnutls_priority_t prio = nullptr;
+  const char* err_pos = nullptr;
+  int rc = gnutls_priority_init(&prio, t->priorities_.c_str(), &err_pos);
+  if (rc < 0) {
+    return Error{"tls_server_config: GnuTLS refuses the priorities '" +
+                 t->priorities_ + "': " + gnutls_strerror(rc)};
+  }
+  gnutls_priority_deinit(prio);
   t->last_check_ = std::chrono::steady_clock::now();
   return t;
-}
-
-TlsContext::~TlsContext() {
-  SSL_CTX_free(current_);
-  SSL_CTX_free(initial_);
 }
 
 int TlsContext::reloads() const {
@@ -178,33 +202,52 @@ void TlsContext::MaybeReload() {
   last_check_ = now;
   const Stamps stamps = CurrentStamps();
   if (stamps == stamps_) return;
-  auto ctx = Build(config_, OnClientHello, this);
-  if (!ctx.ok()) {
+  auto cred = Build(config_, nullptr, nullptr);
+  if (!cred.ok()) {
     if (!(stamps == failed_stamps_)) {
       failed_stamps_ = stamps;
       spdlog::warn(
           "msg=\"TLS files changed but cannot be loaded; serving the "
           "previous certificate\" err=\"{}\"",
-          ctx.error().message);
+          cred.error().message);
     }
     return;
   }
-  SSL_CTX_free(current_);
-  current_ = *ctx;
+  current_ = std::move(cred).value();
   stamps_ = stamps;
   ++reloads_;
   spdlog::info("msg=\"reloaded TLS certificate\" cert_file={}",
                config_.cert_file);
 }
 
-int TlsContext::OnClientHello(SSL* ssl, int*, void* arg) {
-  auto* self = static_cast<TlsContext*>(arg);
-  self->MaybeReload();
-  std::lock_guard lock(self->mu_);
-  if (SSL_get_SSL_CTX(ssl) != self->current_) {
-    SSL_set_SSL_CTX(ssl, self->current_);  // takes its own reference
+std::shared_ptr<void> TlsContext::Configure(gnutls_session_t session) {
+  MaybeReload();
+  std::shared_ptr<void> cred;
+  {
+    std::lock_guard lock(mu_);
+    cred = current_;
   }
-  return SSL_CLIENT_HELLO_SUCCESS;
+  gnutls_credentials_set(session, GNUTLS_CRD_CERTIFICATE, cred.get());
+  switch (config_.client_auth) {
+    case ClientAuth::kNoClientCert:
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_IGNORE);
+      break;
+    case ClientAuth::kRequestClientCert:
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST);
+      break;
+    case ClientAuth::kRequireAnyClientCert:
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE);
+      break;
+    case ClientAuth::kVerifyClientCertIfGiven:
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUEST);
+      gnutls_session_set_verify_function(session, VerifyClientCertificate);
+      break;
+    case ClientAuth::kRequireAndVerifyClientCert:
+      gnutls_certificate_server_set_request(session, GNUTLS_CERT_REQUIRE);
+      gnutls_session_set_verify_function(session, VerifyClientCertificate);
+      break;
+  }
+  return cred;
 }
 
 }  // namespace rnic

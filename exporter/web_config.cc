@@ -14,38 +14,73 @@
 namespace rnic {
 namespace {
 
-struct CipherName {
-  std::string_view go;
-  std::string_view openssl;
+// Go's crypto/tls names of the TLS 1.2 suites GnuTLS offers, by their
+// parts; the TLS 1.3 ones (not configurable) come last. Go's old
+// "..._CHACHA20_POLY1305" names without "_SHA256" are aliases.
+constexpr CipherSuite kCiphers[] = {
+    {"TLS_RSA_WITH_AES_128_CBC_SHA", "RSA", "AES-128-CBC", "SHA1"},
+    {"TLS_RSA_WITH_AES_256_CBC_SHA", "RSA", "AES-256-CBC", "SHA1"},
+    {"TLS_RSA_WITH_AES_128_GCM_SHA256", "RSA", "AES-128-GCM", "AEAD"},
+    {"TLS_RSA_WITH_AES_256_GCM_SHA384", "RSA", "AES-256-GCM", "AEAD"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA", "AES-128-CBC",
+     "SHA1"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA", "AES-256-CBC",
+     "SHA1"},
+    {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA", "AES-128-CBC", "SHA1"},
+    {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA", "AES-256-CBC", "SHA1"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA", "AES-128-GCM",
+     "AEAD"},
+    {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA", "AES-256-GCM",
+     "AEAD"},
+    {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA", "AES-128-GCM",
+     "AEAD"},
+    {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA", "AES-256-GCM",
+     "AEAD"},
+    {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-ECDSA",
+     "CHACHA20-POLY1305", "AEAD"},
+    {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", "ECDHE-RSA",
+     "CHACHA20-POLY1305", "AEAD"},
+    {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA",
+     "CHACHA20-POLY1305", "AEAD"},
+    {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA", "CHACHA20-POLY1305",
+     "AEAD"},
+    {"TLS_AES_128_GCM_SHA256", "", "AES-128-GCM", "AEAD"},
+    {"TLS_AES_256_GCM_SHA384", "", "AES-256-GCM", "AEAD"},
+    {"TLS_CHACHA20_POLY1305_SHA256", "", "CHACHA20-POLY1305", "AEAD"},
 };
 
-// Go's crypto/tls names of the TLS 1.2 suites OpenSSL 3 offers; the TLS 1.3
-// ones (no OpenSSL name needed) come last.
-constexpr CipherName kCiphers[] = {
-    {"TLS_RSA_WITH_AES_128_CBC_SHA", "AES128-SHA"},
-    {"TLS_RSA_WITH_AES_256_CBC_SHA", "AES256-SHA"},
-    {"TLS_RSA_WITH_AES_128_GCM_SHA256", "AES128-GCM-SHA256"},
-    {"TLS_RSA_WITH_AES_256_GCM_SHA384", "AES256-GCM-SHA384"},
-    {"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "ECDHE-ECDSA-AES128-SHA"},
-    {"TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", "ECDHE-ECDSA-AES256-SHA"},
-    {"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", "ECDHE-RSA-AES128-SHA"},
-    {"TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", "ECDHE-RSA-AES256-SHA"},
-    {"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-     "ECDHE-ECDSA-AES128-GCM-SHA256"},
-    {"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-     "ECDHE-ECDSA-AES256-GCM-SHA384"},
-    {"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256"},
-    {"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384"},
-    {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
-     "ECDHE-ECDSA-CHACHA20-POLY1305"},
-    {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
-     "ECDHE-RSA-CHACHA20-POLY1305"},
-    {"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305"},
-    {"TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "ECDHE-RSA-CHACHA20-POLY1305"},
-    {"TLS_AES_128_GCM_SHA256", ""},
-    {"TLS_AES_256_GCM_SHA384", ""},
-    {"TLS_CHACHA20_POLY1305_SHA256", ""},
-};
+bool SameParts(const CipherSuite& a, const CipherSuite& b) {
+  return a.kx == b.kx && a.cipher == b.cipher && a.mac == b.mac;
+}
+
+// GnuTLS enables key exchanges, ciphers and MACs separately, so it serves
+// every known suite made of listed parts. A list that is not closed under
+// that would serve suites nobody asked for: refused, naming one of them.
+Status CheckSuitesClosed(const std::vector<CipherSuite>& list,
+                         const std::string& where) {
+  auto listed = [&list](auto part, std::string_view v) {
+    for (const auto& s : list) {
+      if (s.*part == v) return true;
+    }
+    return false;
+  };
+  for (const auto& k : kCiphers) {
+    if (k.kx.empty() || !listed(&CipherSuite::kx, k.kx) ||
+        !listed(&CipherSuite::cipher, k.cipher) ||
+        !listed(&CipherSuite::mac, k.mac)) {
+      continue;
+    }
+    bool present = false;
+    for (const auto& s : list) present = present || SameParts(s, k);
+    if (!present) {
+      return Error{where +
+                   ": GnuTLS enables key exchanges, ciphers and MACs "
+                   "one by one, so this list would also enable " +
+                   std::string(k.go) + "; add it or drop a suite"};
+    }
+  }
+  return Status::Ok();
+}
 
 // exporter-toolkit's allowed extra headers; an empty list allows any value.
 struct AllowedHeader {
@@ -85,9 +120,7 @@ Result<TlsVersion> Version(const YAML::Node& n, const std::string& where) {
   if (*t == "TLS12") return TlsVersion::kTls12;
   if (*t == "TLS13") return TlsVersion::kTls13;
   if (*t == "TLS10" || *t == "TLS11") {
-    return Error{where + ": " + *t +
-                 " is not supported (OpenSSL 3 refuses it); use TLS12 or "
-                 "TLS13"};
+    return Error{where + ": " + *t + " is not supported; use TLS12 or TLS13"};
   }
   return Error{where + ": expected TLS12 or TLS13, got '" + *t + "'"};
 }
@@ -153,10 +186,14 @@ Result<std::optional<TlsConfig>> ParseTls(const YAML::Node& node,
         const std::string wi = where + "[" + std::to_string(i) + "]";
         auto t = Text(v[i], wi);
         if (!t.ok()) return t.error();
-        auto name = OpenSslCipherName(*t);
-        if (!name) return Error{wi + ": unknown cipher suite '" + *t + "'"};
-        if (!name->empty()) c.openssl_ciphers.push_back(*name);
+        auto suite = FindCipherSuite(*t);
+        if (!suite) return Error{wi + ": unknown cipher suite '" + *t + "'"};
+        bool dup = false;
+        for (const auto& s : c.cipher_suites) dup = dup || SameParts(s, *suite);
+        if (!suite->kx.empty() && !dup) c.cipher_suites.push_back(*suite);
       }
+      Status closed = CheckSuitesClosed(c.cipher_suites, where);
+      if (!closed.ok()) return closed.error();
     } else if (key == "prefer_server_cipher_suites") {
       auto b = Bool(v, where);
       if (!b.ok()) return b.error();
@@ -193,7 +230,8 @@ Status ParseHttp(const YAML::Node& node, WebConfig& out) {
   if (!st.ok()) return st;
   if (!node || node.IsNull()) return Status::Ok();
   if (const YAML::Node h2 = node["http2"]; h2) {
-    // CivetWeb serves HTTP/1.1 only; the key is accepted for compatibility.
+    // libmicrohttpd serves HTTP/1.1 only; the key is accepted for
+    // compatibility.
     auto b = Bool(h2, w + ".http2");
     if (!b.ok()) return b.error();
   }
@@ -256,9 +294,9 @@ Status ParseUsers(const YAML::Node& node, WebConfig& out) {
 
 }  // namespace
 
-std::optional<std::string> OpenSslCipherName(std::string_view go_name) {
+std::optional<CipherSuite> FindCipherSuite(std::string_view go_name) {
   for (const auto& c : kCiphers) {
-    if (c.go == go_name) return std::string(c.openssl);
+    if (c.go == go_name) return c;
   }
   return std::nullopt;
 }

@@ -1,6 +1,6 @@
 // --web.config.file: the Prometheus exporter-toolkit web configuration (TLS,
 // basic auth, extra response headers), same YAML schema. Parsing is pure and
-// checks everything that can be checked without OpenSSL; TlsContext then
+// checks everything that can be checked without GnuTLS; TlsContext then
 // loads the files it names.
 #pragma once
 
@@ -23,8 +23,18 @@ enum class ClientAuth {
   kRequireAndVerifyClientCert,
 };
 
-// Wire values, as OpenSSL's TLS1_2_VERSION / TLS1_3_VERSION.
+// Wire values.
 enum class TlsVersion { kTls12 = 0x0303, kTls13 = 0x0304 };
+
+// A TLS 1.2 cipher suite by Go's name and the parts GnuTLS's priority
+// strings enable one by one: key exchange, cipher, MAC.
+struct CipherSuite {
+  std::string_view go;
+  std::string_view kx;      // "ECDHE-RSA"; "" for a TLS 1.3 suite
+  std::string_view cipher;  // "AES-128-GCM"
+  std::string_view mac;     // "AEAD", "SHA1"
+  bool operator==(const CipherSuite& o) const { return go == o.go; }
+};
 
 struct TlsConfig {
   // Paths as given, made absolute against the web config's directory (as
@@ -35,9 +45,10 @@ struct TlsConfig {
   ClientAuth client_auth = ClientAuth::kNoClientCert;
   TlsVersion min_version = TlsVersion::kTls12;
   std::optional<TlsVersion> max_version;
-  // OpenSSL names of the TLS 1.2 suites; empty: OpenSSL's defaults. Go
-  // ignores cipher_suites for TLS 1.3, and so do we.
-  std::vector<std::string> openssl_ciphers;
+  // The TLS 1.2 suites in the file's order; empty: GnuTLS's defaults. Go
+  // ignores TLS 1.3 names, and so do we; GnuTLS also offers TLS 1.3 with the
+  // listed ciphers only.
+  std::vector<CipherSuite> cipher_suites;
   bool prefer_server_cipher_suites = true;
 };
 
@@ -56,9 +67,9 @@ struct WebConfig {
 [[nodiscard]] Result<WebConfig> ParseWebConfig(const std::string& text,
                                                const std::string& base_dir);
 
-// Go's name of a TLS 1.2 cipher suite -> OpenSSL's; nullopt when unknown
-// here. TLS 1.3 names map to "" (accepted, not configurable).
-[[nodiscard]] std::optional<std::string> OpenSslCipherName(
+// Go's name of a cipher suite -> its parts; nullopt when unknown here.
+// TLS 1.3 names have an empty kx (accepted, not configurable).
+[[nodiscard]] std::optional<CipherSuite> FindCipherSuite(
     std::string_view go_name);
 
 }  // namespace rnic

@@ -207,7 +207,13 @@ std::string Hint(CURLcode rc, const std::string& step, bool https,
   if (!https || step == "resolve" || step == "connect" ||
       rc == CURLE_PEER_FAILED_VERIFICATION)
     return "";
-  if (why.find("wrong version number") != std::string::npos)
+  // A plain-HTTP server answers a ClientHello with an error status (OpenSSL:
+  // "wrong version number") or, taking it for a malformed request, just
+  // closes (SSL_ERROR_SYSCALL); a TLS server that refuses the certificate
+  // we sent says so in an alert instead.
+  if (why.find("wrong version number") != std::string::npos ||
+      (!tls.cert_file.empty() &&
+       why.find("SSL_ERROR_SYSCALL") != std::string::npos))
     return " (does the peer serve plain HTTP? exchange_scheme: http)";
   // A server that wants a client certificate it did not get closes the
   // connection, after a TLS 1.3 handshake only once the client reads.

@@ -5,10 +5,13 @@ and non-readers (send GET /metrics on a kept-alive connection, another one
 every few seconds, and never read an answer). Meanwhile one Prometheus-like
 scraper (one kept-alive gzip connection, --interval, --timeout) and a health
 prober (a new connection to /-/healthy every second) count what succeeds.
+They connect from 127.0.0.1; the hostile clients from other loopback
+addresses, --hostile-sources of them (1: one hostile host, which the
+exporter's per-client limit caps; 400: a host each, which it does not).
 
 usage: slow_clients.py RNIC_EXPORTER [--tricklers 200] [--non-readers 200]
-                       [--seconds 180] [--interval 15] [--timeout 10]
-                       [exporter flags...]
+                       [--hostile-sources 1] [--seconds 180] [--interval 15]
+                       [--timeout 10] [exporter flags...]
 Prints one summary line: scrapes that succeeded within the timeout, and
 /-/healthy answers within 1 s with their latency percentiles. A figure,
 not a test: exits 0 unless the exporter died."""
@@ -22,39 +25,46 @@ import time
 from proc_util import PROM_HEADERS, percentile, rss_kib, start_exporter
 
 
-def attackers(port, tricklers, non_readers, stop, counts):
+def source_address(i, sources):
+    """The i-th hostile client's address: 127.1.0.1, 127.1.0.2, ..."""
+    n = i % sources
+    return "127.1.%d.%d" % (n // 250, n % 250 + 1)
+
+
+def attackers(port, tricklers, non_readers, sources, stop, counts):
     """One thread drives every hostile socket (no thread per client)."""
     sel = selectors.DefaultSelector()
     trickle_req = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 4096
     full_req = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: identity\r\n\r\n"
-    socks = {}  # socket -> [kind, position or next send time]
+    socks = {}  # socket -> [kind, position or next send time, source]
 
-    def connect(kind):
+    def connect(kind, source):
         try:
             s = socket.socket()
             s.setblocking(False)
+            s.bind((source, 0))
             s.connect_ex(("127.0.0.1", port))
         except OSError:
             return
         # A non-reader's receive buffer stays small: the server's writes block.
         if kind == "non-reader":
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        socks[s] = [kind, 0]
+        socks[s] = [kind, 0, source]
         counts[kind + " connections"] += 1
 
     def drop(s):
-        kind = socks.pop(s)[0]
+        kind, _, source = socks.pop(s)
         s.close()
-        connect(kind)
+        connect(kind, source)
 
-    for _ in range(tricklers):
-        connect("trickler")
-    for _ in range(non_readers):
-        connect("non-reader")
+    for i in range(tricklers):
+        connect("trickler", source_address(i, sources))
+    for i in range(non_readers):
+        connect("non-reader", source_address(tricklers + i, sources))
     while not stop.is_set():
         now = time.monotonic()
         for s in list(socks):
-            kind, state = socks[s]
+            kind, state, _ = socks[s]
             try:
                 if kind == "trickler":
                     if state >= len(trickle_req):
@@ -119,6 +129,7 @@ def main():
     ap.add_argument("exporter")
     ap.add_argument("--tricklers", type=int, default=200)
     ap.add_argument("--non-readers", type=int, default=200)
+    ap.add_argument("--hostile-sources", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=180)
     ap.add_argument("--interval", type=float, default=15)
     ap.add_argument("--timeout", type=float, default=10)
@@ -135,7 +146,8 @@ def main():
     scrapes, checks = [], []
     threads = [
         threading.Thread(target=attackers, daemon=True,
-                         args=(port, a.tricklers, a.non_readers, stop, counts)),
+                         args=(port, a.tricklers, a.non_readers, a.hostile_sources,
+                               stop, counts)),
         threading.Thread(target=scraper, daemon=True,
                          args=(port, a.interval, a.timeout, stop, scrapes)),
         threading.Thread(target=health, daemon=True, args=(port, stop, checks)),
@@ -155,10 +167,10 @@ def main():
     proc.wait()
     good = sum(ok for ok, _ in scrapes)
     healthy = sum(ok for ok, _ in checks)
-    print("tricklers %d non-readers %d seconds %.0f: scrapes %d/%d succeeded (%.1f %%), "
+    print("tricklers %d non-readers %d from %d addresses, seconds %.0f: scrapes %d/%d succeeded (%.1f %%), "
           "latency p50 %.2f s max %.2f s; /-/healthy within 1 s %d/%d (%.1f %%), "
           "p50 %.3f s p99 %.3f s max %.3f s; hostile connections %d; RSS max %d KiB%s"
-          % (a.tricklers, a.non_readers, a.seconds, good, len(scrapes),
+          % (a.tricklers, a.non_readers, a.hostile_sources, a.seconds, good, len(scrapes),
              100.0 * good / max(len(scrapes), 1), percentile([d for _, d in scrapes], 50),
              max([d for _, d in scrapes] or [float("nan")]), healthy, len(checks),
              100.0 * healthy / max(len(checks), 1), percentile([d for _, d in checks], 50),

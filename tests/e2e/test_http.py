@@ -1,6 +1,9 @@
 """The real binary over real HTTP on 127.0.0.1: formats, headers, endpoints,
 flag errors and shutdown."""
+import http.client
 import os
+import re
+import socket
 import subprocess
 import tempfile
 import threading
@@ -80,6 +83,22 @@ def run_binary(args):
     return subprocess.run([BIN] + args, capture_output=True, text=True, timeout=30)
 
 
+class Ipv6Test(unittest.TestCase):
+    def test_serves_on_a_bracketed_ipv6_address(self):
+        try:
+            with socket.socket(socket.AF_INET6) as s:
+                s.bind(("::1", 0))
+        except OSError:
+            self.skipTest("no IPv6 loopback here")
+        with Exporter(BIN, BASE_ARGS + ["--web.listen-address=[::1]:0"]) as e:
+            m = re.search(r'msg="listening" address=\[::1\]:([0-9]+)', e.log_text())
+            self.assertIsNotNone(m, e.log_text())
+            c = http.client.HTTPConnection("::1", int(m.group(1)), timeout=30)
+            c.request("GET", "/-/healthy")
+            self.assertEqual(c.getresponse().status, 200)
+            c.close()
+
+
 class StartupErrorTest(unittest.TestCase):
     def assert_fails_naming(self, args, needle):
         p = run_binary(args)
@@ -91,7 +110,7 @@ class StartupErrorTest(unittest.TestCase):
         self.assert_fails_naming(["--no-such-flag"], "--no-such-flag")
         self.assert_fails_naming(["--collector.nonexistent"], "nonexistent")
         self.assert_fails_naming(["--log.level=chatty"], "--log.level")
-        self.assert_fails_naming(["--web.listen-address=[::1]:0"], "IPv6")
+        self.assert_fails_naming(["--web.listen-address=[::zz]:0"], "IPv6")
         self.assert_fails_naming(["--web.listen-address=127.0.0.1:99999"], "bad port")
         # Too many digits for any integer: refused, not an uncaught exception.
         self.assert_fails_naming(

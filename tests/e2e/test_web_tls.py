@@ -210,6 +210,19 @@ class WebTlsTest(unittest.TestCase):
             self.assertEqual(curl(self.https(e), *ca, "--cert", stranger_crt,
                                   "--key", stranger_key)[1], "200")
             self.assertNotEqual(curl(self.https(e), *ca)[1], "200")
+        cfg = self.tls_config("  client_auth_type: VerifyClientCertIfGiven\n"
+                              "  client_ca_file: %s\n" % self.pki.ca_crt)
+        with self.start(cfg) as e:
+            self.assertEqual(curl(self.https(e), *ca)[1], "200")
+            self.assertEqual(curl(self.https(e), *ca, "--cert", self.client_crt,
+                                  "--key", self.client_key)[1], "200")
+            self.assertNotEqual(curl(self.https(e), *ca, "--cert", stranger_crt,
+                                     "--key", stranger_key)[1], "200")
+        cfg = self.tls_config("  client_auth_type: RequestClientCert\n")
+        with self.start(cfg) as e:
+            self.assertEqual(curl(self.https(e), *ca)[1], "200")
+            self.assertEqual(curl(self.https(e), *ca, "--cert", stranger_crt,
+                                  "--key", stranger_key)[1], "200")
 
     def test_certificate_replaced_on_disk_is_served_without_restart(self):
         d = tempfile.mkdtemp(dir=self.tmp)

@@ -65,25 +65,10 @@ libs_of() {
     { ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^[ \t]*\// { print $1 }'
   done
 }
-# Libraries a project binary dlopen()s from its own DT_RPATH (the exporter's
-# OpenSSL shims for CivetWeb), invisible to ldd. The guest mounts a tmpfs on
-# /tmp, where a build's RPATH may point, so they go to /usr/lib/rnicvm/rpath,
-# which the guest puts on LD_LIBRARY_PATH.
-rpath_libs() {
-  local b d
-  for b in "$@"; do
-    for d in $(readelf -d "$b" 2>/dev/null |
-      sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p' | tr ':' ' '); do
-      [ -d "$d" ] && find "$d" -maxdepth 1 -name '*.so*' \( -type f -o -type l \)
-    done
-  done
-}
-# shellcheck disable=SC2086 # word lists on purpose
-RPATH_LIBS=$(rpath_libs $PROJECT_BINS)
 # Copied to the same path in the guest.
 # shellcheck disable=SC2086,SC2046 # word lists on purpose
 FILES=$(printf '%s\n' $TOOLS $PROVIDERS \
-  $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS $RPATH_LIBS) | sort -u)
+  $(libs_of $TOOLS $PROVIDERS $PROJECT_BINS) | sort -u)
 
 # The manifest names every input; any difference forces a rebuild.
 manifest() {
@@ -92,7 +77,7 @@ manifest() {
   echo "bins $RNIC_VM_BINS"
   # shellcheck disable=SC2086
   stat -L -c '%n %s %Y' "$0" "$VM_DIR/lib/common.sh" "$VM_DIR"/guest/* "$BUSYBOX" \
-    /etc/libibverbs.d/rxe.driver $FILES $RPATH_LIBS $PROJECT_BINS
+    /etc/libibverbs.d/rxe.driver $FILES $PROJECT_BINS
 }
 NEW_MANIFEST=$(manifest)
 if [ "${RNIC_VM_FORCE:-0}" != 1 ] && [ -f "$OUT" ] && [ -f "$MANIFEST" ] &&
@@ -122,8 +107,6 @@ for f in $FILES; do
   cp -L "$f" "$ROOT$f"
 done
 cp /etc/libibverbs.d/rxe.driver "$ROOT/etc/libibverbs.d/"
-mkdir -p "$ROOT/usr/lib/rnicvm/rpath"
-for f in $RPATH_LIBS; do cp -L "$f" "$ROOT/usr/lib/rnicvm/rpath/"; done
 # Project binaries go to /usr/bin under their own name, without debug info
 # (smaller image, faster to load through fw_cfg under TCG).
 for b in $PROJECT_BINS; do

@@ -152,9 +152,9 @@ if [ -n "$PERF" ] && [ -n "$(command -v perf)" ]; then
   perf report -i /tmp/perf.data --stdio --no-children --sort comm,dso \
     --percent-limit 0.2 -g none >"$VMOUT/perf-dso.txt" 2>/dev/null || true
   # User space of each thread, by function, self and with its callees.
-  for comm in rnic-collect civetweb-worker; do
+  for comm in rnic-collect rnic-scrape; do
     perf report -i /tmp/perf.data --stdio --no-children --comms "$comm" \
-      --dsos rnic_exporter,libc.so.6,libstdc++.so.6,libcivetweb.so.1 \
+      --dsos rnic_exporter,libc.so.6,libstdc++.so.6,libmicrohttpd.so.12 \
       --sort sym --percent-limit 0.1 -g none >"$VMOUT/perf-user-$comm.txt" 2>/dev/null || true
     perf report -i /tmp/perf.data --stdio --children --comms "$comm" \
       --sort sym --percent-limit 1 -g none >"$VMOUT/perf-children-$comm.txt" 2>/dev/null || true

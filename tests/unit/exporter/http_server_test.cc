@@ -26,5 +26,14 @@ TEST(WorkerThreadsForTest, OutOfRangeNamesTheFlag) {
   EXPECT_FALSE(WorkerThreadsFor(-1).ok());
 }
 
+TEST(ConnectionLimitsForTest, OneClientsScrapesStillReachThe503) {
+  EXPECT_EQ(ConnectionLimitsFor(WorkerThreadsFor(10).value()).per_client,
+            kMinConnectionsPerClient);
+  const int big = WorkerThreadsFor(kMaxRequestsCeiling).value();
+  EXPECT_EQ(ConnectionLimitsFor(big).per_client, static_cast<unsigned>(big));
+  EXPECT_EQ(ConnectionLimitsFor(big).total, static_cast<unsigned>(big));
+  EXPECT_EQ(ConnectionLimitsFor(18).total, kMaxConnections);
+}
+
 }  // namespace
 }  // namespace rnic

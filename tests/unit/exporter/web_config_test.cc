@@ -50,8 +50,9 @@ basic_auth_users:
   EXPECT_EQ(c->tls->client_auth, ClientAuth::kRequireAndVerifyClientCert);
   EXPECT_EQ(c->tls->min_version, TlsVersion::kTls12);
   EXPECT_EQ(c->tls->max_version, TlsVersion::kTls13);
-  EXPECT_EQ(c->tls->openssl_ciphers,
-            std::vector<std::string>{"ECDHE-RSA-AES128-GCM-SHA256"});
+  ASSERT_EQ(c->tls->cipher_suites.size(), 1u);
+  EXPECT_EQ(c->tls->cipher_suites[0].go,
+            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
   EXPECT_FALSE(c->tls->prefer_server_cipher_suites);
   ASSERT_EQ(c->headers.size(), 2u);
   EXPECT_EQ(c->headers[0].first, "X-Frame-Options");
@@ -68,17 +69,49 @@ TEST(WebConfigTest, DefaultsOfTls) {
   EXPECT_EQ(c->tls->client_auth, ClientAuth::kNoClientCert);
   EXPECT_EQ(c->tls->min_version, TlsVersion::kTls12);
   EXPECT_FALSE(c->tls->max_version);
-  EXPECT_TRUE(c->tls->openssl_ciphers.empty());
+  EXPECT_TRUE(c->tls->cipher_suites.empty());
   EXPECT_EQ(c->tls->cert_file, "a");
 }
 
 TEST(WebConfigTest, CipherNames) {
-  EXPECT_EQ(OpenSslCipherName("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"),
-            "ECDHE-ECDSA-AES256-GCM-SHA384");
-  EXPECT_EQ(OpenSslCipherName("TLS_RSA_WITH_AES_128_CBC_SHA"), "AES128-SHA");
-  EXPECT_EQ(OpenSslCipherName("TLS_AES_256_GCM_SHA384"), "");
-  EXPECT_FALSE(OpenSslCipherName("TLS_RSA_WITH_RC4_128_SHA"));
-  EXPECT_FALSE(OpenSslCipherName("ECDHE-RSA-AES128-GCM-SHA256"));
+  auto s = FindCipherSuite("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->kx, "ECDHE-ECDSA");
+  EXPECT_EQ(s->cipher, "AES-256-GCM");
+  EXPECT_EQ(s->mac, "AEAD");
+  EXPECT_EQ(FindCipherSuite("TLS_RSA_WITH_AES_128_CBC_SHA")->mac, "SHA1");
+  EXPECT_EQ(FindCipherSuite("TLS_AES_256_GCM_SHA384")->kx, "");
+  EXPECT_FALSE(FindCipherSuite("TLS_RSA_WITH_RC4_128_SHA"));
+  EXPECT_FALSE(FindCipherSuite("ECDHE-RSA-AES128-GCM-SHA256"));
+}
+
+// GnuTLS enables parts, not suites: a list is taken when the suites its
+// parts make are all listed (exporter-toolkit's usual ECDHE list is).
+TEST(WebConfigTest, CipherListsGnuTlsCanExpressExactly) {
+  const std::string tls = "tls_server_config:\n  cert_file: c\n  key_file: k\n";
+  auto c = ParseWebConfig(tls + R"(  cipher_suites:
+    - TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+    - TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+    - TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+    - TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305
+    - TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
+    - TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305
+)",
+                          "");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  // The two names of one suite count once.
+  EXPECT_EQ(c->tls->cipher_suites.size(), 6u);
+  c = ParseWebConfig(tls + R"(  cipher_suites:
+    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+    - TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384
+)",
+                     "");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message,
+            "tls_server_config.cipher_suites: GnuTLS enables key exchanges, "
+            "ciphers and MACs one by one, so this list would also enable "
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256; add it or drop a suite");
 }
 
 struct BadCase {

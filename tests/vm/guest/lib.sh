@@ -47,9 +47,6 @@ wait_host() {
 }
 
 # --- the exporter as a daemon ----------------------------------------------
-# What project binaries dlopen() from their RPATH (the exporter's OpenSSL
-# shims for CivetWeb): the image keeps it here, since /tmp is a tmpfs.
-export LD_LIBRARY_PATH=/usr/lib/rnicvm/rpath
 EXPORTER=/usr/bin/rnic_exporter
 EXPORTER_URL=http://127.0.0.1:$EXPORTER_PORT
 EXPORTER_LOG=$VMOUT/exporter.log
