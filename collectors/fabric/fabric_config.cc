@@ -225,8 +225,7 @@ const config::Section<FabricConfig>& Schema() {
           config::Duration(milliseconds(10), kMaxDuration),
           "longest reconnect delay, at least `backoff_initial`");
     s.Key("max_connections", &C::max_connections, config::Int<int>(1, 65536),
-          "connections the responder accepts at once per device; in a "
-          "partial mesh, both directions together");
+          "connections per device (partial mesh: both ways)");
     s.Key("ack_timeout", &C::ack_timeout, config::Int<int>(-1, 31),
           "RC ACK timeout exponent (4.096 µs × 2^n) of both ends; `-1`: "
           "rdma_cm's default");
