@@ -243,9 +243,6 @@ FabricEngine::MeshView FabricEngine::Plan(
     for (const auto& h : mesh_->Targets(self, n)) v.exchange.insert(h);
     for (const auto& h : mesh_->Sources(self, n)) v.exchange.insert(h);
   }
-  for (auto n : {period - 1, period, period + 1}) {
-    for (const auto& h : mesh_->Sources(self, n)) v.sources.insert(h);
-  }
   // Peers of no known group (no label, never exchanged with: a DNS peer
   // set) are asked for their addresses, max_peers a round, so the
   // schedule settles on the real groups in minutes, not in as many
@@ -332,14 +329,15 @@ void FabricEngine::Round() {
   // Who may connect to the responder: the peers' management addresses and
   // the RDMA addresses they announced (kept from earlier periods, and
   // fetched ahead for the peers that probe this host), and this host's own
-  // for intra-host probes; in a partial mesh only the peers the schedule
-  // has probe this host. How many: max_connections per device, in a
-  // partial mesh less the device's own outgoing connections.
+  // for intra-host probes (any peer, not only the schedule's sources: a
+  // /probe round comes from anywhere in the peer set). How many:
+  // max_connections per device, in a partial mesh less the device's own
+  // outgoing connections, which leaves room for the schedule's sources
+  // (the schedule plans both ways within 7/8 of the bound).
   std::set<std::string> allowed;
   {
     std::lock_guard g(mu_);
     for (const auto& p : peers_) {
-      if (mesh.partial && mesh.sources.count(p.host) == 0) continue;
       allowed.insert(p.host);
       auto it = remotes_.find(p.host);
       if (it == remotes_.end()) continue;

@@ -96,12 +96,9 @@ class FabricEngine {
     std::set<std::string> exchange;
     bool partial = false;
     // Partial mesh only: every target -> its group (their pairs rotate, so
-    // they count per group), the targets kept per pair too, and the hosts
-    // that may connect to this one (the schedule's sources of the
-    // neighbouring periods: hosts' clocks differ a little).
+    // they count per group), and the targets kept per pair too.
     std::map<std::string, std::string> grouped;
     std::set<std::string> detail;
-    std::set<std::string> sources;
   };
 
   void Loop();
