@@ -180,7 +180,7 @@ config::Value<MeshConfig> Mesh() {
   s.Key("group_label", &M::group_label, LabelName(),
         "peer label naming its group (ToR, rack)");
   s.Key("detail_peers", &M::detail_peers, config::Int<int>(0, 1024),
-        "peers of the own group with per-pair series in a partial mesh");
+        "own-group peers kept per pair");
   return config::Map(std::move(s));
 }
 
