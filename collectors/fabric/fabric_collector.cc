@@ -83,8 +83,7 @@ CollectorSpec MakeFabricCollectorSpec() {
       "Fabric probe: RC ping-pong (rdma_cm) between this host's RDMA devices "
       "and peers' on other hosts; RTT histograms, loss, peer_up; serves "
       "/probe and /fabric/addresses. Sends RDMA traffic and listens on an "
-      "rdma_cm port, hence opt-in. Peers and operations: the fabric: section "
-      "of --config.file.";
+      "rdma_cm port, hence opt-in. Peers: the fabric: section.";
   spec.default_enabled = false;
   spec.options = {
       RegexOption(
@@ -97,8 +96,8 @@ CollectorSpec MakeFabricCollectorSpec() {
                 fabric::kDefaultPort, 1, 65535),
       StringOption(
           "group",
-          "This host's group (ToR, rack) in the partial mesh, announced in "
-          "/fabric/addresses; empty: its first RDMA address's subnet."),
+          "This host's group (ToR, rack) in the partial mesh; empty: its "
+          "first RDMA address's subnet."),
       IntOption("tos",
                 "Type of service (IPv4 TOS / traffic class, DSCP << 2) of the "
                 "probe connections, set with rdma_set_option "

@@ -211,6 +211,8 @@ config::Value<MeshConfig> Mesh() {
         "how long a schedule lasts");
   s.Key("group_label", &M::group_label, LabelName(),
         "peer label naming its group (ToR, rack)");
+  s.Key("detail_peers", &M::detail_peers, config::Int<int>(0, 1024),
+        "own-group peers kept per pair");
   return config::Map(std::move(s));
 }
 
@@ -255,7 +257,7 @@ const config::Section<FabricConfig>& Schema() {
           config::Duration(milliseconds(10), kMaxDuration),
           "longest reconnect delay, at least `backoff_initial`");
     s.Key("max_connections", &C::max_connections, config::Int<int>(1, 65536),
-          "connections the responder accepts at once per device");
+          "connections per device (partial mesh: both ways)");
     s.Key("ack_timeout", &C::ack_timeout, config::Int<int>(-1, 31),
           "RC ACK timeout exponent (4.096 µs × 2^n) of both ends; `-1`: "
           "rdma_cm's default");

@@ -63,6 +63,9 @@ struct MeshConfig {
   int representatives = 3;  // hosts of every other group per period
   std::chrono::milliseconds rotation{10000};
   std::string group_label = "tor";  // peer label naming a peer's group
+  // Peers of the own group kept with per-pair series (the rest count per
+  // group): enough sources per host for the suspect-host alert.
+  int detail_peers = 8;
   bool operator==(const MeshConfig&) const = default;
 };
 
@@ -85,7 +88,9 @@ struct FabricConfig {
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds backoff_initial{1000};
   std::chrono::milliseconds backoff_max{60000};
-  int max_connections = 64;  // responder: connections per device at once
+  // Connections per device at once: the responder's cap in a full mesh;
+  // in a partial mesh the bound of both directions together.
+  int max_connections = 64;
   // RC local ACK timeout exponent (4.096 us x 2^n) of both ends' QPs, set
   // with RDMA_OPTION_ID_ACK_TIMEOUT: rdma_cm's RoCE default (about 1 s)
   // would turn one lost packet into a probe timeout. -1: rdma_cm's default.

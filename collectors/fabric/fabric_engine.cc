@@ -210,7 +210,8 @@ FabricEngine::MeshView FabricEngine::Plan(
     mesh_members_ = std::move(members);
     mesh_ = std::make_unique<MeshSchedule>(
         mesh_members_,
-        MeshBounds{cfg_.mesh.max_peers, cfg_.mesh.representatives});
+        MeshBounds{cfg_.mesh.max_peers, cfg_.mesh.representatives,
+                   cfg_.max_connections});
   }
   const auto period =
       MeshPeriod(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -230,10 +231,13 @@ FabricEngine::MeshView FabricEngine::Plan(
     }
     return v;
   }
+  v.partial = true;
   for (const auto& h : mesh_->Targets(self, period)) v.targets.insert(h);
+  for (const auto& h : mesh_->Detail(self, cfg_.mesh.detail_peers)) {
+    if (v.targets.count(h) > 0) v.detail.insert(h);
+  }
   for (const auto& m : mesh_members_) {
-    if (m.group != own && v.targets.count(m.host) > 0)
-      v.cross.emplace(m.host, m.group);
+    if (v.targets.count(m.host) > 0) v.grouped.emplace(m.host, m.group);
   }
   for (auto n : {period, period + 1}) {
     for (const auto& h : mesh_->Targets(self, n)) v.exchange.insert(h);
@@ -325,8 +329,11 @@ void FabricEngine::Round() {
   // Who may connect to the responder: the peers' management addresses and
   // the RDMA addresses they announced (kept from earlier periods, and
   // fetched ahead for the peers that probe this host), and this host's own
-  // for intra-host probes. How many: the schedule's bound, which
-  // max_connections per device leaves room for.
+  // for intra-host probes (any peer, not only the schedule's sources: a
+  // /probe round comes from anywhere in the peer set). How many:
+  // max_connections per device, in a partial mesh less the device's own
+  // outgoing connections, which leaves room for the schedule's sources
+  // (the schedule plans both ways within 7/8 of the bound).
   std::set<std::string> allowed;
   {
     std::lock_guard g(mu_);
@@ -343,6 +350,14 @@ void FabricEngine::Round() {
   responder_.SetAllowed(std::move(allowed));
 
   const auto wanted = WantedLinks(local, mesh.targets);
+  std::map<std::string, int> limits;
+  if (mesh.partial) {
+    for (const auto& a : local) limits[a.device] = cfg_.max_connections;
+    for (const auto& [key, _] : wanted) {
+      if (key.pair.peer != kSelf) --limits[key.pair.device];
+    }
+  }
+  responder_.SetLimits(std::move(limits));
   for (auto it = links_.begin(); it != links_.end();) {
     if (wanted.count(it->first) == 0) {
       stats_->ForgetPair(it->first.pair);
@@ -358,18 +373,22 @@ void FabricEngine::Round() {
   stats_->SetScheduledPeers(mesh.targets.size());
   std::map<std::string, std::string> peer_groups;
   for (const auto& m : mesh_members_) {
-    // The peers with per-pair series: those of other groups rotate, and
-    // their group is on their own series.
-    if (mesh.targets.count(m.host) > 0 && mesh.cross.count(m.host) == 0)
+    // The peers with per-pair series: every peer of a full mesh, the
+    // detail peers of a partial one.
+    if (mesh.targets.count(m.host) > 0 &&
+        (!mesh.partial || mesh.detail.count(m.host) > 0))
       peer_groups.emplace(m.host, m.group);
   }
   stats_->SetMesh(mesh.self, mesh.group, peer_groups);
-  std::map<PairKey, std::string> aggregated;
+  std::map<PairKey, FabricStats::GroupedPair> grouped;
   for (const auto& [key, _] : wanted) {
-    auto c = mesh.cross.find(key.pair.peer);
-    if (c != mesh.cross.end()) aggregated.emplace(key.pair, c->second);
+    auto c = mesh.grouped.find(key.pair.peer);
+    if (c == mesh.grouped.end()) continue;
+    grouped.emplace(key.pair,
+                    FabricStats::GroupedPair{c->second, c->second == mesh.group,
+                                             mesh.detail.count(c->first) > 0});
   }
-  stats_->SetAggregated(std::move(aggregated));
+  stats_->SetGrouped(std::move(grouped));
   for (const auto& [key, group] : wanted) {
     if (stop_) return;
     auto& s = links_[key];

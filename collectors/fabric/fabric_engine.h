@@ -94,9 +94,11 @@ class FabricEngine {
     std::string group;  // its group
     std::set<std::string> targets;
     std::set<std::string> exchange;
-    // Targets in other groups -> their group (partial mesh only): their
-    // pairs rotate, so they are counted per group, not per pair.
-    std::map<std::string, std::string> cross;
+    bool partial = false;
+    // Partial mesh only: every target -> its group (their pairs rotate, so
+    // they count per group), and the targets kept per pair too.
+    std::map<std::string, std::string> grouped;
+    std::set<std::string> detail;
   };
 
   void Loop();

@@ -16,13 +16,15 @@ inline constexpr FamilyDesc kRtt{
     "Round-trip time of the fabric probe's RC ping-pong to a peer device "
     "(send: SEND/RECV and back; write: RDMA WRITE with immediate and back; "
     "read: one RDMA READ), measured on this host's clock only. Absent for a "
-    "peer when fabric.group_by is set (see rnic_fabric_group_rtt_seconds)."};
+    "peer when fabric.group_by is set and in a partial mesh (see "
+    "rnic_fabric_group_rtt_seconds)."};
 inline constexpr FamilyDesc kGroupRtt{
     "rnic_fabric_group_rtt_seconds", MetricType::Histogram,
     "device,group,operation,size_bytes",
     "rnic_fabric_rtt_seconds summed over the peers sharing the value `group` "
     "of the peer label named by fabric.group_by (e.g. tor), for fabrics too "
-    "large for one histogram per peer."};
+    "large for one histogram per peer; in a partial mesh, the peers of this "
+    "host's own group, with coarser buckets (1-2-5, 1 us to 100 ms)."};
 inline constexpr FamilyDesc kProbes{
     "rnic_fabric_probes_total", MetricType::Counter,
     "device,peer,remote_device,operation,result",
@@ -72,11 +74,16 @@ inline constexpr FamilyDesc kScheduledPeers{
     "Peer hosts probed in the current rotation period of the partial mesh "
     "(every peer while the peer set is within fabric.mesh.max_peers)."};
 inline constexpr FamilyDesc kGroupProbes{
-    "rnic_fabric_group_probes_total", MetricType::Counter,
-    "device,group,result",
-    "Fabric probe operations to peers of other groups of the partial mesh, "
-    "by their group and result (as rnic_fabric_probes_total): those pairs "
-    "change every rotation period, so they have no per-pair series."};
+    "rnic_fabric_group_probes_total", MetricType::Counter, "group,result",
+    "Fabric probe operations of a partial mesh (more peers than "
+    "fabric.mesh.max_peers) by the peer's group and result (as "
+    "rnic_fabric_probes_total), devices summed: every probe of the mesh, "
+    "whose pairs change every rotation period."};
+inline constexpr FamilyDesc kGroupOkRtt{
+    "rnic_fabric_group_ok_rtt_seconds_total", MetricType::Counter, "group",
+    "Sum of the round-trip times of the ok probes counted in "
+    "rnic_fabric_group_probes_total, by the peer's group: divided by their "
+    "rate, the mean round trip into the group."};
 inline constexpr FamilyDesc kMeshInfo{
     "rnic_fabric_mesh_info", MetricType::Gauge, "host,group",
     "1, labelled with this host's name in the peer set (self when it is not "
@@ -84,8 +91,8 @@ inline constexpr FamilyDesc kMeshInfo{
 inline constexpr FamilyDesc kPeerGroup{
     "rnic_fabric_peer_group_info", MetricType::Gauge, "peer,group",
     "1 for each peer probed per pair (all of them below "
-    "fabric.mesh.max_peers, else those of this host's group), labelled with "
-    "the peer's group in the partial mesh."};
+    "fabric.mesh.max_peers, else fabric.mesh.detail_peers of this host's "
+    "group), labelled with the peer's group in the partial mesh."};
 inline constexpr FamilyDesc kResponderConnections{
     "rnic_fabric_responder_connections", MetricType::Gauge, "device",
     "Connections the responder holds open on this device."};
@@ -119,6 +126,7 @@ inline constexpr const FamilyDesc* kAll[] = {&kRtt,
                                              &kPairs,
                                              &kScheduledPeers,
                                              &kGroupProbes,
+                                             &kGroupOkRtt,
                                              &kMeshInfo,
                                              &kPeerGroup,
                                              &kResponderConnections,

@@ -38,6 +38,8 @@ FabricStats::FabricStats(std::string group_by)
                        *registry_)),
       group_probes_(Build(prometheus::BuildCounter(), families::kGroupProbes,
                           *registry_)),
+      group_ok_rtt_(
+          Build(prometheus::BuildCounter(), families::kGroupOkRtt, *registry_)),
       mesh_info_(
           Build(prometheus::BuildGauge(), families::kMeshInfo, *registry_)),
       peer_group_(
@@ -76,28 +78,46 @@ FabricStats::PairSeries& FabricStats::Pair(const PairKey& k) {
   return it->second;
 }
 
+FabricStats::Histogram* FabricStats::GroupHistogram(
+    const PairKey& k, const std::string& group, const std::string& op,
+    std::uint32_t size, const std::vector<double>& buckets) {
+  GroupKey gk{k.device, group, op, size};
+  auto it = groups_.find(gk);
+  if (it == groups_.end()) {
+    it =
+        groups_
+            .emplace(gk, &group_rtt_.Add({{"device", k.device},
+                                          {"group", group},
+                                          {"operation", op},
+                                          {"size_bytes", std::to_string(size)}},
+                                         buckets))
+            .first;
+  }
+  return it->second;
+}
+
 void FabricStats::RecordRtts(const PairKey& k, const std::string& group,
                              probe::Operation op, std::uint32_t size,
                              std::span<const double> seconds) {
   std::lock_guard g(mu_);
   const std::string opname = probe::OperationName(op);
-  Histogram* h = nullptr;
-  const bool aggregated = aggregated_.count(k) > 0;
-  if (aggregated && group_by_.empty()) return;
-  if (!group_by_.empty()) {
-    GroupKey gk{k.device, group, opname, size};
-    auto it = groups_.find(gk);
-    if (it == groups_.end()) {
-      it = groups_
-               .emplace(gk,
-                        &group_rtt_.Add({{"device", k.device},
-                                         {"group", group},
-                                         {"operation", opname},
-                                         {"size_bytes", std::to_string(size)}},
-                                        probe::LatencyBuckets()))
-               .first;
+  if (auto gp = grouped_.find(k); gp != grouped_.end()) {
+    double sum = 0;
+    for (double s : seconds) sum += s;
+    auto& slot = group_ok_rtt_map_[gp->second.group];
+    if (slot == nullptr) {
+      slot = &group_ok_rtt_.Add({{"group", gp->second.group}});
     }
-    h = it->second;
+    slot->Increment(sum);
+    if (!gp->second.own) return;
+    Histogram* h = GroupHistogram(k, gp->second.group, opname, size,
+                                  probe::CoarseLatencyBuckets());
+    for (double s : seconds) h->Observe(s);
+    return;
+  }
+  Histogram* h = nullptr;
+  if (!group_by_.empty()) {
+    h = GroupHistogram(k, group, opname, size, probe::LatencyBuckets());
   } else {
     auto& p = Pair(k);
     auto& slot = p.rtt[{opname, size}];
@@ -115,14 +135,14 @@ void FabricStats::RecordRtts(const PairKey& k, const std::string& group,
 void FabricStats::RecordProbes(const PairKey& k, probe::Operation op,
                                const std::string& result, std::uint64_t n) {
   std::lock_guard g(mu_);
-  if (auto a = aggregated_.find(k); a != aggregated_.end()) {
-    auto& slot = group_probes_map_[{k.device, a->second, result}];
+  if (auto a = grouped_.find(k); a != grouped_.end()) {
+    auto& slot = group_probes_map_[{a->second.group, result}];
     if (slot == nullptr) {
-      slot = &group_probes_.Add(
-          {{"device", k.device}, {"group", a->second}, {"result", result}});
+      slot =
+          &group_probes_.Add({{"group", a->second.group}, {"result", result}});
     }
     slot->Increment(static_cast<double>(n));
-    return;
+    if (!a->second.detail) return;
   }
   auto& p = Pair(k);
   const std::string opname = probe::OperationName(op);
@@ -139,7 +159,7 @@ void FabricStats::RecordProbes(const PairKey& k, probe::Operation op,
 void FabricStats::RecordCompletionError(const PairKey& k, probe::Operation op,
                                         const std::string& status) {
   std::lock_guard g(mu_);
-  if (aggregated_.count(k) > 0) return;
+  if (!PerPair(k)) return;
   auto& p = Pair(k);
   const std::string opname = probe::OperationName(op);
   auto& slot = p.errors[{opname, status}];
@@ -155,7 +175,7 @@ void FabricStats::RecordCompletionError(const PairKey& k, probe::Operation op,
 void FabricStats::RecordConnectFailure(const PairKey& k,
                                        const std::string& event) {
   std::lock_guard g(mu_);
-  if (aggregated_.count(k) > 0) return;
+  if (!PerPair(k)) return;
   auto& p = Pair(k);
   auto& slot = p.connect_failures[event];
   if (slot == nullptr) {
@@ -168,7 +188,7 @@ void FabricStats::RecordConnectFailure(const PairKey& k,
 
 void FabricStats::RecordConnected(const PairKey& k, double unix_seconds) {
   std::lock_guard g(mu_);
-  if (aggregated_.count(k) > 0) return;
+  if (!PerPair(k)) return;
   auto& p = Pair(k);
   if (p.connected_before) p.reconnects->Increment();
   p.connected_before = true;
@@ -177,7 +197,7 @@ void FabricStats::RecordConnected(const PairKey& k, double unix_seconds) {
 
 void FabricStats::SetPeerUp(const PairKey& k, bool up) {
   std::lock_guard g(mu_);
-  if (aggregated_.count(k) > 0) return;
+  if (!PerPair(k)) return;
   Pair(k).up->Set(up ? 1 : 0);
 }
 
@@ -224,20 +244,35 @@ void FabricStats::SetScheduledPeers(std::size_t peers) {
   scheduled_.Add({}).Set(static_cast<double>(peers));
 }
 
-void FabricStats::SetAggregated(std::map<PairKey, std::string> pairs) {
+void FabricStats::SetGrouped(std::map<PairKey, GroupedPair> pairs) {
   std::lock_guard g(mu_);
-  aggregated_ = std::move(pairs);
-  // A pair probed per pair until now (its peer changed group) loses its
-  // per-pair series.
-  for (const auto& [k, _] : aggregated_) ForgetPairLocked(k);
+  grouped_ = std::move(pairs);
+  // A pair kept per pair until now (the mesh became partial, or its peer
+  // left the detail set) loses its per-pair series; the histograms of a
+  // detail pair are its group's.
+  for (const auto& [k, gp] : grouped_) {
+    if (!gp.detail) {
+      ForgetPairLocked(k);
+      continue;
+    }
+    auto it = pairs_map_.find(k);
+    if (it == pairs_map_.end()) continue;
+    for (auto& [_, h] : it->second.rtt) rtt_.Remove(h);
+    it->second.rtt.clear();
+  }
 }
 
-double FabricStats::GroupProbes(const std::string& device,
-                                const std::string& group,
+double FabricStats::GroupProbes(const std::string& group,
                                 const std::string& result) const {
   std::lock_guard g(mu_);
-  auto it = group_probes_map_.find({device, group, result});
+  auto it = group_probes_map_.find({group, result});
   return it == group_probes_map_.end() ? 0 : it->second->Value();
+}
+
+double FabricStats::GroupOkRtt(const std::string& group) const {
+  std::lock_guard g(mu_);
+  auto it = group_ok_rtt_map_.find(group);
+  return it == group_ok_rtt_map_.end() ? 0 : it->second->Value();
 }
 
 void FabricStats::SetMesh(

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "collectors/metrics/metric_set.h"
 #include "collectors/probing/operation.h"
@@ -55,11 +56,20 @@ class FabricStats {
   void SetPeerUp(const PairKey& k, bool up);
   // Drops every series of the pair (it left the peer set).
   void ForgetPair(const PairKey& k);
-  // Pairs to peers of other groups of the partial mesh (pair -> the peer's
-  // group), replacing the last set: their probes count per group in
-  // rnic_fabric_group_probes_total, their RTTs go only to the group_by
-  // histograms, and they have no per-pair series (they rotate).
-  void SetAggregated(std::map<PairKey, std::string> pairs);
+  // The pairs of a partial mesh, replacing the last set (empty: a full
+  // mesh, every pair per pair as given to the other calls). Their probes
+  // count per peer group (rnic_fabric_group_probes_total and the RTT sum
+  // of rnic_fabric_group_ok_rtt_seconds_total); the RTTs of the host's own
+  // group also go to one coarse histogram per device; only `detail` pairs
+  // keep per-pair series, without histograms. The other pairs rotate:
+  // per-pair series would come and go with them.
+  struct GroupedPair {
+    std::string group;
+    bool own = false;     // the peer is in this host's group
+    bool detail = false;  // per-pair counters and gauges too
+    bool operator==(const GroupedPair&) const = default;
+  };
+  void SetGrouped(std::map<PairKey, GroupedPair> pairs);
 
   void RecordExchangeFailure(const std::string& peer);
   void ForgetPeer(const std::string& peer);
@@ -92,9 +102,9 @@ class FabricStats {
   [[nodiscard]] double Refused(const std::string& dev,
                                const std::string& reason) const;
   [[nodiscard]] std::optional<double> PeerUp(const PairKey& k) const;
-  [[nodiscard]] double GroupProbes(const std::string& device,
-                                   const std::string& group,
+  [[nodiscard]] double GroupProbes(const std::string& group,
                                    const std::string& result) const;
+  [[nodiscard]] double GroupOkRtt(const std::string& group) const;
 
  private:
   using Counter = prometheus::Counter;
@@ -114,6 +124,11 @@ class FabricStats {
       std::tuple<std::string, std::string, std::string, std::uint32_t>;
 
   PairSeries& Pair(const PairKey& k);  // callers hold mu_
+  // Whether the pair has per-pair series (callers hold mu_).
+  [[nodiscard]] bool PerPair(const PairKey& k) const {
+    auto it = grouped_.find(k);
+    return it == grouped_.end() || it->second.detail;
+  }
   void ForgetPairLocked(const PairKey& k);
   [[nodiscard]] prometheus::Labels PairLabels(const PairKey& k) const;
 
@@ -132,6 +147,7 @@ class FabricStats {
   prometheus::Family<Gauge>& pairs_;
   prometheus::Family<Gauge>& scheduled_;
   prometheus::Family<Counter>& group_probes_;
+  prometheus::Family<Counter>& group_ok_rtt_;
   prometheus::Family<Gauge>& mesh_info_;
   prometheus::Family<Gauge>& peer_group_;
   prometheus::Family<Gauge>& responder_connections_;
@@ -145,9 +161,14 @@ class FabricStats {
   std::map<GroupKey, Histogram*> groups_;
   std::map<std::string, Counter*> exchange_;
   std::map<std::string, Gauge*> responder_;
-  std::map<PairKey, std::string> aggregated_;
-  std::map<std::tuple<std::string, std::string, std::string>, Counter*>
-      group_probes_map_;
+  // Callers hold mu_: the histogram of a (device, group) key.
+  Histogram* GroupHistogram(const PairKey& k, const std::string& group,
+                            const std::string& op, std::uint32_t size,
+                            const std::vector<double>& buckets);
+
+  std::map<PairKey, GroupedPair> grouped_;
+  std::map<std::pair<std::string, std::string>, Counter*> group_probes_map_;
+  std::map<std::string, Counter*> group_ok_rtt_map_;
   Gauge* mesh_self_ = nullptr;
   std::pair<std::string, std::string> mesh_self_key_;
   std::map<std::pair<std::string, std::string>, Gauge*> peer_groups_;

@@ -52,25 +52,38 @@ MeshSchedule::MeshSchedule(const std::vector<MeshMember>& members,
   representatives_ = static_cast<std::uint64_t>(k);
   full_ = peers <= 0 || n - 1 <= peers;
   const long other_groups = static_cast<long>(groups_.size()) - 1;
+  // Per direction: a host is probed by about as many hosts as it probes;
+  // an eighth of the bound is kept for the cross-group ones, whose spread
+  // over a group's members is even only on average (rnic_fleet_sim checks
+  // the bound on the 10,000-host fleet).
+  long budget = peers;
+  if (bounds.max_connections > 0) {
+    const long c = bounds.max_connections;
+    budget = std::min(budget, std::max(1L, (c - c / 8) / 2));
+  }
   for (auto& g : groups_) {
     const long m = static_cast<long>(g.members.size());
-    const long own_want = m - 1;
     if (full_) {
-      g.own = static_cast<int>(own_want);
+      g.own = static_cast<int>(m - 1);
       g.cross = static_cast<int>(n - m);
       continue;
     }
+    // The next m/2 members: every pair of the group once.
+    const long own_want = m / 2;
     // k hosts of every other group per period from the group as a whole.
     long cross_want = other_groups > 0 ? (k * other_groups + m - 1) / m : 0;
     cross_want = std::min(cross_want, n - m);
     long cross = cross_want;
-    if (own_want + cross_want > peers) {
-      // A group too large for the budget keeps at least half of it for
-      // the other groups, or no group pair would ever be probed.
-      cross = std::min(cross_want, std::max(peers - own_want, (peers + 1) / 2));
+    if (own_want + cross_want > budget) {
+      // The other groups keep at least what reaches each of them once a
+      // period (m * c >= G - 1), within half of the budget, or no group
+      // pair would ever be probed.
+      const long reach = other_groups > 0 ? (other_groups + m - 1) / m : 0;
+      cross = std::min(cross_want, std::max(budget - own_want,
+                                            std::min(reach, (budget + 1) / 2)));
     }
     g.cross = static_cast<int>(cross);
-    g.own = static_cast<int>(std::min(own_want, peers - cross));
+    g.own = static_cast<int>(std::min(own_want, budget - cross));
   }
 }
 
@@ -108,18 +121,43 @@ bool MeshSchedule::AppendNearPeers(const std::string& host, const Where& w,
   }
   const Group& own = groups_[w.group];
   const std::size_t m = own.members.size();
-  if (static_cast<std::size_t>(own.own) + 1 >= m) {
-    for (const auto& h : own.members) {
-      if (h != host) out->push_back(h);
-    }
-    return true;
-  }
-  // A window of offsets 1..m-1 that moves on every period.
+  if (m < 2 || own.own == 0) return true;
+  // A window of offsets 1..m/2 that moves on every period.
+  const std::uint64_t half = m / 2;
   for (std::uint64_t i = 0; i < static_cast<std::uint64_t>(own.own); ++i) {
-    const std::uint64_t d = 1 + (period * own.own + i) % (m - 1);
+    const std::uint64_t d = 1 + (period * own.own + i) % half;
     out->push_back(own.members[(w.rank + (mirrored ? m - d : d)) % m]);
   }
   return true;
+}
+
+std::vector<std::string> MeshSchedule::Detail(const std::string& host,
+                                              int n) const {
+  std::vector<std::string> out;
+  const Where* w = Find(host);
+  if (w == nullptr) return out;
+  if (full_) {
+    for (const auto& [h, _] : index_) {
+      if (h != host) out.push_back(h);
+    }
+    return out;
+  }
+  const Group& own = groups_[w->group];
+  const std::size_t m = own.members.size();
+  const std::size_t upto =
+      std::min<std::size_t>({static_cast<std::size_t>(std::max(n, 0)),
+                             static_cast<std::size_t>(own.own), m / 2});
+  for (std::size_t d = 1; d <= upto; ++d) {
+    out.push_back(own.members[(w->rank + d) % m]);
+  }
+  SortUnique(out);
+  return out;
+}
+
+std::pair<int, int> MeshSchedule::Share(const std::string& host) const {
+  const Where* w = Find(host);
+  if (w == nullptr) return {0, 0};
+  return {groups_[w->group].own, groups_[w->group].cross};
 }
 
 std::vector<std::string> MeshSchedule::Targets(const std::string& host,

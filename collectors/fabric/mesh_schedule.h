@@ -4,16 +4,20 @@
 // so that no coordinator is needed and every responder knows who will
 // connect to it.
 //
-// A host probes every host of its own group and `representatives` hosts of
-// every other group per period, the other groups' share being spread over
-// its own group's hosts: host r of a group of m takes the cross-group
-// positions [r*c, (r+1)*c) of the group's window, c = ceil(k*(G-1)/m), so
-// the group as a whole reaches every other group k times a period. Each
-// host walks its own sequence of (group, member) positions one window per
-// period, so over (G-1)*max group size/c periods it reaches every host.
-// Destination members are offset by k times the source group's index, which
-// spreads the hosts probing into a group evenly over its members. Every count
-// is bounded by `max_peers`; below it every peer is probed every period.
+// Within its own group a host probes the next floor(m/2) members (a round
+// trip measures both directions, so each pair of a group is probed once,
+// by one of its ends), and `representatives` hosts of every other group
+// per period, the other groups' share being spread over its own group's
+// hosts: host r of a group of m takes the cross-group positions
+// [r*c, (r+1)*c) of the group's window, c = ceil(k*(G-1)/m), so the group
+// as a whole reaches every other group k times a period. Each host walks
+// its own sequence of (group, member) positions one window per period, so
+// over (G-1)*max group size/c periods it reaches every host. Destination
+// members are offset by k times the source group's index, which spreads
+// the hosts probing into a group evenly over its members. The peers probed
+// are bounded by `max_peers` and, as every host is probed about as often
+// as it probes, the connections both ways by `max_connections`; below
+// max_peers every peer is probed every period.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,9 @@ struct MeshMember {
 struct MeshBounds {
   int max_peers = 64;       // peers probed per period; 0: no bound
   int representatives = 3;  // per other group and period, per group
+  // Connections per host and rail both ways (probed and probing) in a
+  // partial mesh; 0: no bound. The cross-group share shrinks to fit.
+  int max_connections = 0;
 };
 
 class MeshSchedule {
@@ -46,6 +53,14 @@ class MeshSchedule {
   // The hosts whose Targets(period) hold `host`, sorted.
   [[nodiscard]] std::vector<std::string> Sources(const std::string& host,
                                                  std::uint64_t period) const;
+  // The first `n` members of `host`'s group after it (the peers it probes
+  // every period while its group fits the bounds), sorted: the pairs a
+  // partial mesh keeps per-pair series for. Every peer of a full mesh.
+  [[nodiscard]] std::vector<std::string> Detail(const std::string& host,
+                                                int n) const;
+  // Peers probed per period by a host of `host`'s group (own group, other
+  // groups); {0, 0} for a host not in the set.
+  [[nodiscard]] std::pair<int, int> Share(const std::string& host) const;
   // True when every host probes every other every period (the peer set is
   // within max_peers).
   [[nodiscard]] bool Full() const { return full_; }

@@ -106,6 +106,18 @@ void Responder::SetAllowed(std::set<std::string> source_ips) {
   allowed_ = std::move(source_ips);
 }
 
+void Responder::SetLimits(std::map<std::string, int> per_device) {
+  std::lock_guard g(mu_);
+  limits_ = std::move(per_device);
+}
+
+int Responder::Limit(const std::string& device) const {
+  std::lock_guard g(mu_);
+  auto it = limits_.find(device);
+  return it == limits_.end() ? max_connections_
+                             : std::min(max_connections_, it->second);
+}
+
 bool Responder::Allowed(const std::string& ip) const {
   std::lock_guard g(mu_);
   return allowed_.count(ip) > 0;
@@ -239,8 +251,8 @@ void Responder::OnConnectRequest(rdma_cm_id* id, rdma_cm_id* listen_id,
   // The cap is per device: each device answers its own rail's peers.
   int open = 0;
   for (const auto& [_, c] : conns_) open += c->device == device;
-  const auto decision = Admit(Allowed(IpOf(rdma_get_peer_addr(id))), open,
-                              max_connections_, data);
+  const auto decision =
+      Admit(Allowed(IpOf(rdma_get_peer_addr(id))), open, Limit(device), data);
   if (!decision.accept) return refuse(decision.reason);
   const Hello& hello = decision.hello;
   if (const char* bad = SetIdOptions(id, tos_, ack_timeout_)) {

@@ -57,6 +57,10 @@ class Responder {
   // change) and the source addresses allowed to connect.
   void SetAddresses(const std::vector<DeviceAddress>& addresses);
   void SetAllowed(std::set<std::string> source_ips);
+  // Per device, the connections it may hold below max_connections (a
+  // partial mesh: the bound less the device's own outgoing ones); devices
+  // not given keep max_connections.
+  void SetLimits(std::map<std::string, int> per_device);
 
  private:
   struct Conn;
@@ -67,6 +71,7 @@ class Responder {
   void Close(rdma_cm_id* id);
   void Serve(Conn& c);
   [[nodiscard]] bool Allowed(const std::string& ip) const;
+  [[nodiscard]] int Limit(const std::string& device) const;
 
   int port_;
   int max_connections_;
@@ -77,10 +82,11 @@ class Responder {
   std::thread thread_;
   std::atomic<bool> stop_{false};
 
-  mutable std::mutex mu_;  // guards wanted_ and allowed_
+  mutable std::mutex mu_;  // guards wanted_, allowed_ and limits_
   std::vector<DeviceAddress> wanted_;
   bool rebind_ = false;
   std::set<std::string> allowed_;
+  std::map<std::string, int> limits_;
 
   // Responder thread only.
   std::map<std::string, std::pair<std::string, rdma_cm_id*>> listeners_;

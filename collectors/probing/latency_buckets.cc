@@ -12,4 +12,11 @@ const std::vector<double>& LatencyBuckets() {
   return kBuckets;
 }
 
+const std::vector<double>& CoarseLatencyBuckets() {
+  static const std::vector<double> kBuckets = {
+      1e-6,   2e-6, 5e-6, 10e-6, 20e-6, 50e-6, 100e-6, 200e-6,
+      500e-6, 1e-3, 2e-3, 5e-3,  10e-3, 20e-3, 50e-3,  100e-3};
+  return kBuckets;
+}
+
 }  // namespace rnic::probe

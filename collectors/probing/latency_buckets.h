@@ -11,5 +11,9 @@ namespace rnic::probe {
 // the samples' (a 1-2-3-5 pattern put a 12 ms median at 15 ms); dense where
 // RDMA latencies live (1-100 us), still covering a stalled or emulated path.
 [[nodiscard]] const std::vector<double>& LatencyBuckets();
+// A 1-2-5 series from 1 us to 100 ms (16 buckets): the fabric probe's
+// per-group histograms of a partial mesh, where series count per host
+// matters more than a median's precision.
+[[nodiscard]] const std::vector<double>& CoarseLatencyBuckets();
 
 }  // namespace rnic::probe

@@ -228,6 +228,29 @@ class HelmChartTest(unittest.TestCase):
                             "--config.file=" + local]) as e:
             self.assertIn("rnic_scrape_collector_success", e.metrics_text())
 
+    def test_fabric_group_flag_and_its_environment(self):
+        rc, docs, err = render({"fabric": {"enabled": False, "group": "rack-7"}})
+        self.assertEqual(rc, 0, err)
+        c, _ = self.container(docs)
+        self.assertFalse([a for a in c["args"] if "fabric.group" in a])
+        env = [{"name": "RNIC_TOR",
+                "valueFrom": {"configMapKeyRef": {"name": "racks", "key": "tor"}}}]
+        for group, want_env in (("rack-7", None), ("$(RNIC_TOR)", env)):
+            values = {"fabric": {"enabled": True, "group": group}}
+            if want_env:
+                values["fabric"]["groupEnv"] = want_env
+            rc, docs, err = render(values)
+            self.assertEqual(rc, 0, err)
+            self.assert_objects(docs)
+            c, _ = self.container(docs)
+            self.assert_flags_known(c["args"])
+            self.assertIn("--collector.fabric.group=" + group, c["args"])
+            self.assertEqual(c.get("env"), want_env)
+        # The exporter takes the flag as the chart writes it.
+        with Exporter(BIN, ["--collector.disable-defaults", "--collector.fabric",
+                            "--collector.fabric.group=rack-7"]) as e:
+            self.assertIn("rnic_scrape_collector_success", e.metrics_text())
+
     def test_fabric_exchange_follows_the_exporters_tls_and_auth(self):
         rc, docs, err = render({
             "web": {"tls": {"enabled": True, "secretName": "rnic-tls",

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes dashboards/tests/alerts_fabric_fleet_test.yaml: promtool cases of
 the fabric suspect alerts on a synthetic fleet of 4 groups (ToRs a-d) of 3
-hosts, one fault each: a host, a ToR's uplinks, the path between two groups,
-a single bad pair (which must name nothing), and a ToR seen through a
-partial mesh's per-group counters.
+hosts, one fault each: a host, one device of a host (its cable), a ToR's
+uplinks, the path between two groups, a single bad pair (which must name
+nothing), and a ToR seen through a partial mesh's per-group counters.
+Samples every 10 s, as the fleet rules are evaluated; the fault starts at
+5m and must be named at 5m30s (3 rotation periods), not at 5m10s.
 
   fabric_alert_cases.py          write the file
   fabric_alert_cases.py --check  exit 1 when the file differs (ctest)
@@ -19,11 +21,26 @@ GROUPS = "abcd"
 HOSTS = [g + str(i) for g in GROUPS for i in (1, 2, 3)]
 RUNBOOK = ("https://github.com/rnic-exporter/rnic_exporter/blob/main/"
            "dashboards/RUNBOOK.md#")
-ALERTS = ("RnicFabricSuspectHost", "RnicFabricSuspectTor",
-          "RnicFabricSuspectPath")
-# 10 probes a second for 30 minutes, sampled every minute.
-GOOD = "0+600x30"
-NONE = "0x30"
+ALERTS = ("RnicFabricSuspectHost", "RnicFabricSuspectLink",
+          "RnicFabricSuspectTor", "RnicFabricSuspectPath")
+# 10 probes a second, sampled every 10 s for 10 minutes; a fault starts
+# after sample FAULT (5m).
+STEP = 100
+SAMPLES = 60
+FAULT = 30
+CONST = "1x%d" % SAMPLES
+RTT = 1e-5
+
+
+def counter(before, after):
+    """Increments of STEP per sample while `before` (until FAULT) or
+    `after` (from then on) holds, else flat."""
+    first = "0+%dx%d" % (STEP if before else 0, FAULT)
+    base = STEP * FAULT if before else 0
+    rest = SAMPLES - FAULT - 1
+    if after:
+        return "%s %d+%dx%d" % (first, base + STEP, STEP, rest)
+    return "%s %dx%d" % (first, base, rest)
 
 
 def group(host):
@@ -36,59 +53,88 @@ def series(name, labels, values):
         name, text, values)
 
 
-def fleet(bad, partial=False):
-    """Input series: every host probes every other; `bad(src, dst)` says
-    which pairs fail. `partial`: pairs to other groups count per group, as
-    the exporter does above fabric.mesh.max_peers."""
+def fleet(bad, partial=False, rails=1):
+    """Input series: every host probes every other on each rail (device i
+    to device i); `bad(src, dst, rail)` says which fail from FAULT on.
+    `partial`: every probe counts per group and only the own group's pairs
+    are per pair, as the exporter does above fabric.mesh.max_peers."""
     out = ""
     for src in HOSTS:
         inst = [("job", "rnic"), ("instance", src + ":9709")]
         out += series("rnic_fabric_mesh_info",
-                      inst + [("host", src), ("group", group(src))], "1x30")
+                      inst + [("host", src), ("group", group(src))], CONST)
         per_group = {}
         for dst in HOSTS:
             if dst == src:
                 continue
-            if partial and group(dst) != group(src):
+            per_pair = not partial or group(dst) == group(src)
+            if per_pair:
+                out += series("rnic_fabric_peer_group_info",
+                              inst + [("peer", dst), ("group", group(dst))],
+                              CONST)
+            for rail in range(rails):
+                failed = bad(src, dst, rail)
                 g = per_group.setdefault(group(dst), [0, 0])
-                g[1 if bad(src, dst) else 0] += 1
-                continue
-            out += series("rnic_fabric_peer_group_info",
-                          inst + [("peer", dst), ("group", group(dst))],
-                          "1x30")
-            pair = inst + [("device", "mlx5_0"), ("peer", dst),
-                           ("remote_device", "mlx5_0"), ("operation", "send")]
-            failed = bad(src, dst)
-            out += series("rnic_fabric_probes_total",
-                          pair + [("result", "ok")], NONE if failed else GOOD)
-            if failed:
+                g[0] += 1
+                g[1] += 1 if failed else 0
+                if not per_pair:
+                    continue
+                dev = "mlx5_%d" % rail
+                pair = inst + [("device", dev), ("peer", dst),
+                               ("remote_device", dev), ("operation", "send")]
                 out += series("rnic_fabric_probes_total",
-                              pair + [("result", "timeout")], GOOD)
-        for g, (ok, failed) in sorted(per_group.items()):
-            for result, n in (("ok", ok), ("timeout", failed)):
-                if n:
-                    out += series("rnic_fabric_group_probes_total",
-                                  inst + [("device", "mlx5_0"), ("group", g),
-                                          ("result", result)],
-                                  "0+%dx30" % (600 * n))
+                              pair + [("result", "ok")],
+                              counter(True, not failed))
+                if failed:
+                    out += series("rnic_fabric_probes_total",
+                                  pair + [("result", "timeout")],
+                                  counter(False, True))
+        if not partial:
+            continue
+        for g, (total, failed) in sorted(per_group.items()):
+            labels = inst + [("group", g)]
+            # Every ok probe takes 10 us.
+            ok_before, ok_after = STEP * total * RTT, STEP * (total - failed) * RTT
+            out += series("rnic_fabric_group_ok_rtt_seconds_total", labels,
+                          "0+%gx%d %g+%gx%d" % (
+                              ok_before, FAULT, ok_before * FAULT + ok_after,
+                              ok_after, SAMPLES - FAULT - 1))
+            out += series("rnic_fabric_group_probes_total",
+                          labels + [("result", "ok")],
+                          "0+%dx%d %d+%dx%d" % (
+                              STEP * total, FAULT,
+                              STEP * (total * FAULT + total - failed),
+                              STEP * (total - failed), SAMPLES - FAULT - 1))
+            if failed:
+                out += series("rnic_fabric_group_probes_total",
+                              labels + [("result", "timeout")],
+                              counter(False, True).replace(
+                                  "%d+%d" % (STEP, STEP),
+                                  "%d+%d" % (STEP * failed, STEP * failed)))
     return out
 
 
-def expected(alert, fired):
-    """alert_rule_test entries at 20m: `fired` lists (labels, description)."""
-    out = "      - eval_time: 20m\n        alertname: %s\n" % alert
+SUMMARY = {
+    "RnicFabricSuspectHost":
+        "A host is the common element of failing fabric probes.",
+    "RnicFabricSuspectLink":
+        "One device of a host (its link) is the common element of failing "
+        "fabric probes.",
+    "RnicFabricSuspectTor":
+        "A ToR (group) is the common element of failing fabric probes.",
+    "RnicFabricSuspectPath":
+        "The path between two groups is the common element of failing "
+        "fabric probes.",
+}
+
+
+def expected(alert, fired, at):
+    """alert_rule_test entries at `at`: `fired` lists (labels,
+    description)."""
+    out = "      - eval_time: %s\n        alertname: %s\n" % (at, alert)
     if not fired:
         return out + "        exp_alerts: []\n"
     out += "        exp_alerts:\n"
-    summary = {
-        "RnicFabricSuspectHost":
-            "A host is the common element of failing fabric probes.",
-        "RnicFabricSuspectTor":
-            "A ToR (group) is the common element of failing fabric probes.",
-        "RnicFabricSuspectPath":
-            "The path between two groups is the common element of failing "
-            "fabric probes.",
-    }[alert]
     for labels, description in fired:
         out += "          - exp_labels:\n              severity: warning\n"
         for k, v in labels:
@@ -97,22 +143,26 @@ def expected(alert, fired):
                 "              summary: %s\n"
                 "              description: >-\n                %s\n"
                 "              runbook_url: %s%s\n"
-                % (summary, description, RUNBOOK, alert.lower()))
+                % (SUMMARY[alert], description, RUNBOOK, alert.lower()))
     return out
 
 
-def case(name, bad, fired, partial=False, samples=()):
-    """`samples`: (recorded series selector, labels, value) checked at 20m."""
-    out = "  - name: %s\n    interval: 1m\n    input_series:\n" % name
-    out += fleet(bad, partial)
+def case(name, bad, fired, partial=False, rails=1, samples=()):
+    """`samples`: (recorded series selector, labels, value) checked at 10m,
+    the window full of the fault."""
+    out = "  - name: %s\n    interval: 10s\n    input_series:\n" % name
+    out += fleet(bad, partial, rails)
     out += "    alert_rule_test:\n"
+    # Not yet one rotation period after the start; named after three.
     for alert in ALERTS:
-        out += expected(alert, fired.get(alert, []))
+        out += expected(alert, [], "5m10s")
+    for alert in ALERTS:
+        out += expected(alert, fired.get(alert, []), "5m30s")
     if samples:
         out += "    promql_expr_test:\n"
     for expr, labels, value in samples:
         # Rounded: rate() over these counters is exact only to the last bit.
-        out += ("      - expr: 'round(%s, 0.001)'\n        eval_time: 20m\n"
+        out += ("      - expr: 'round(%s, 0.001)'\n        eval_time: 10m\n"
                 "        exp_samples:\n"
                 "          - labels: '%s'\n            value: %s\n"
                 % (expr, labels[labels.index("{"):], value))
@@ -124,32 +174,58 @@ def host_desc(n, peer, grp):
             "hosts of its group answer." % (n, peer, grp))
 
 
+def link_desc(n, peer, device, grp):
+    return ("%d hosts fail to probe %s %s (group %s) over RDMA, while its "
+            "other devices answer: the adapter port, its cable or its switch "
+            "port." % (n, peer, device, grp))
+
+
 def tor_desc(share, grp):
     return ("Probes into group %s fail from %s of the groups: its switch or "
             "its uplinks." % (grp, share))
 
 
-def path_desc(share, src, dst):
-    return ("%s of the probes from group %s to group %s fail while both "
-            "groups reach the others: the spine path between them."
-            % (share, src, dst))
+def path_desc(n, src, dst):
+    return ("%d hosts of group %s fail to probe group %s while both groups "
+            "reach the others: the spine path between them." % (n, src, dst))
 
 
 def document():
-    crosses = lambda g: lambda s, d: (group(s) == g) != (group(d) == g)
-    between = lambda x, y: lambda s, d: {group(s), group(d)} == {x, y}
+    crosses = lambda g: lambda s, d, r: (group(s) == g) != (group(d) == g)
+    between = lambda x, y: lambda s, d, r: {group(s), group(d)} == {x, y}
     out = ("# Generated by tests/sim/fabric_alert_cases.py; do not edit.\n"
            "# promtool test rules: the fabric suspect alerts on a synthetic\n"
-           "# fleet of 4 ToRs (a-d) of 3 hosts, one fault per case.\n"
+           "# fleet of 4 ToRs (a-d) of 3 hosts, one fault per case, named\n"
+           "# 30 s (3 rotation periods) after it starts.\n"
            "rule_files:\n"
            "  - ../rules/rnic_fabric_rules.yaml\n"
            "  - ../alerts/rnic_fabric_alerts.yaml\n"
-           "evaluation_interval: 1m\n\ntests:\n")
+           "evaluation_interval: 10s\n\ntests:\n")
     out += case(
         "A broken host (every pair to and from a1) names a1 alone",
-        lambda s, d: "a1" in (s, d),
+        lambda s, d, r: "a1" in (s, d),
         {"RnicFabricSuspectHost": [
-            ([("peer", "a1"), ("dst_group", "a")], host_desc(11, "a1", "a"))]})
+            ([("peer", "a1"), ("dst_group", "a")], host_desc(11, "a1", "a"))]},
+        samples=[
+            ('peer:rnic_fabric_sources_failing:count{peer="a1"}',
+             '{peer="a1",dst_group="a"}', 11),
+            # a1 of the 3 hosts of a.
+            ('dst_group:rnic_fabric_peers_failing:ratio{dst_group="a"}',
+             '{dst_group="a"}', 0.333),
+        ])
+    out += case(
+        "One device of a host (a1's mlx5_3, its cable) names that link alone",
+        lambda s, d, r: "a1" in (s, d) and r == 3,
+        {"RnicFabricSuspectLink": [
+            ([("peer", "a1"), ("remote_device", "mlx5_3"),
+              ("dst_group", "a")], link_desc(11, "a1", "mlx5_3", "a"))]},
+        rails=4,
+        samples=[
+            ('instance_peer_remote_device:rnic_fabric_probes_failed:'
+             'ratio_rate1m{instance="b1:9709",peer="a1",remote_device="mlx5_3"}',
+             '{job="rnic",instance="b1:9709",peer="a1",remote_device="mlx5_3",'
+             'dst_group="a"}', 1),
+        ])
     out += case(
         "ToR b's uplinks down (every pair between b and the others) names b",
         crosses("b"),
@@ -160,24 +236,29 @@ def document():
         between("a", "c"),
         {"RnicFabricSuspectPath": [
             ([("src_group", "a"), ("dst_group", "c")],
-             path_desc("100%", "a", "c")),
+             path_desc(3, "a", "c")),
             ([("src_group", "c"), ("dst_group", "a")],
-             path_desc("100%", "c", "a"))]})
+             path_desc(3, "c", "a"))]})
     out += case(
         "A single bad pair (a1 to b1) names nothing",
-        lambda s, d: (s, d) == ("a1", "b1"), {},
+        lambda s, d, r: (s, d) == ("a1", "b1"), {},
         samples=[
-            ('instance_peer:rnic_fabric_probes_failed:ratio_rate5m'
+            ('instance_peer:rnic_fabric_probes_failed:ratio_rate1m'
              '{instance="a1:9709",peer="b1"}',
-             'instance_peer:rnic_fabric_probes_failed:ratio_rate5m'
-             '{instance="a1:9709",peer="b1",dst_group="b"}', 1),
-            ('instance_dst_group:rnic_fabric_probes:rate5m'
+             'instance_peer:rnic_fabric_probes_failed:ratio_rate1m'
+             '{job="rnic",instance="a1:9709",peer="b1",dst_group="b"}', 1),
+            ('instance_dst_group:rnic_fabric_probes:rate1m'
              '{instance="a1:9709",dst_group="b",result="ok"}',
-             'instance_dst_group:rnic_fabric_probes:rate5m'
-             '{instance="a1:9709",dst_group="b",result="ok"}', 20),
-            ('src_group_dst_group:rnic_fabric_probes_failed:ratio_rate5m'
+             'instance_dst_group:rnic_fabric_probes:rate1m'
+             '{job="rnic",instance="a1:9709",dst_group="b",result="ok"}', 20),
+            # b1 of the 3 hosts of b a1 probes.
+            ('instance_dst_group:rnic_fabric_probes_failed:ratio_rate1m'
+             '{instance="a1:9709",dst_group="b"}',
+             '{job="rnic",instance="a1:9709",dst_group="b",src_host="a1",'
+             'src_group="a"}', 0.333),
+            ('src_group_dst_group:rnic_fabric_probes_failed:ratio_rate1m'
              '{src_group="a",dst_group="b"}',
-             'src_group_dst_group:rnic_fabric_probes_failed:ratio_rate5m'
+             'src_group_dst_group:rnic_fabric_probes_failed:ratio_rate1m'
              '{src_group="a",dst_group="b"}', 0.111),
         ])
     out += case(
@@ -187,11 +268,19 @@ def document():
             ([("dst_group", "c")], tor_desc("75%", "c"))]},
         partial=True,
         samples=[
+            # a's probes into b take 10 us (in microseconds).
+            ('instance_dst_group:rnic_fabric_rtt_seconds:mean_rate1m'
+             '{instance="a1:9709",dst_group="b"} * 1e6',
+             '{job="rnic",instance="a1:9709",dst_group="b",src_host="a1",'
+             'src_group="a"}', 10),
+            ('src_group_dst_group:rnic_fabric_rtt_seconds:mean_rate1m'
+             '{src_group="a",dst_group="b"} * 1e6',
+             '{src_group="a",dst_group="b"}', 10),
             # Three hosts of c, 10 probes a second each, all timing out.
-            ('instance_dst_group:rnic_fabric_probes:rate5m'
-             '{instance="a1:9709",dst_group="c"}',
-             'instance_dst_group:rnic_fabric_probes:rate5m'
-             '{instance="a1:9709",dst_group="c",result="timeout"}', 30),
+            ('instance_dst_group:rnic_fabric_probes:rate1m'
+             '{instance="a1:9709",dst_group="c",result="timeout"}',
+             'instance_dst_group:rnic_fabric_probes:rate1m'
+             '{job="rnic",instance="a1:9709",dst_group="c",result="timeout"}', 30),
         ])
     return out
 

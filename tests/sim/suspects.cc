@@ -1,27 +1,27 @@
 #include "tests/sim/suspects.h"
 
+#include <algorithm>
 #include <map>
 
 namespace rnic::sim {
 namespace {
 
-// Share of the probes from `a` to `b` that fail under `f`.
-double FailShare(const SimFleet& fleet, const Fault& f, int a, int b) {
+// Whether the probes from `a` to `b` on rail `r` fail under `f`.
+bool Fails(const SimFleet& fleet, const Fault& f, int a, int b, int r) {
   const auto& g = fleet.group_of;
   switch (f.kind) {
     case FaultKind::kHost:
-      return a == f.a || b == f.a ? 1 : 0;
+      return a == f.a || b == f.a;
     case FaultKind::kCable:
-      return a == f.a || b == f.a ? 1.0 / fleet.rails : 0;
+      return (a == f.a || b == f.a) && r == f.b;
     case FaultKind::kTor:
-      return (g[a] == f.a) != (g[b] == f.a) ? 1 : 0;
+      return (g[a] == f.a) != (g[b] == f.a);
     case FaultKind::kPath:
-      return (g[a] == f.a && g[b] == f.b) || (g[a] == f.b && g[b] == f.a) ? 1
-                                                                          : 0;
+      return (g[a] == f.a && g[b] == f.b) || (g[a] == f.b && g[b] == f.a);
     case FaultKind::kPair:
-      return a == f.a && b == f.b ? 1 : 0;
+      return a == f.a && b == f.b;
   }
-  return 0;
+  return false;
 }
 
 }  // namespace
@@ -42,134 +42,207 @@ const char* FaultName(FaultKind kind) {
   return "";
 }
 
-Evaluator::Evaluator(const SimFleet& fleet, Window window, bool full_mesh)
-    : fleet_(fleet), window_(std::move(window)), full_mesh_(full_mesh) {
+Evaluator::Evaluator(const SimFleet& fleet, std::vector<Probe> probes,
+                     int periods, double period_s, Thresholds t)
+    : fleet_(fleet),
+      probes_(std::move(probes)),
+      periods_(periods),
+      period_s_(period_s),
+      t_(t) {
   const auto& grp = fleet_.group_of;
   const std::size_t n = grp.size();
   const std::size_t groups = static_cast<std::size_t>(fleet_.groups);
-  host_group_total_.assign(n * groups, 0);
-  for (const auto& period : window_) {
-    for (std::size_t a = 0; a < n; ++a) {
-      for (int b : period[a]) {
-        host_group_total_[a * groups + static_cast<std::size_t>(grp[b])] += 1;
-        if (full_mesh_ || grp[a] == grp[b]) pair_total_[a * n + b] += 1;
-      }
+  by_host_.resize(n);
+  by_group_.resize(groups);
+  sources_.assign(n, 0);
+  group_peers_.assign(groups, 0);
+  host_group_periods_.assign(n * groups, 0);
+  group_pair_hosts_.assign(groups * groups, 0);
+  group_pairs_defined_.assign(groups, 0);
+  for (std::uint32_t i = 0; i < probes_.size(); ++i) {
+    const auto& p = probes_[i];
+    by_host_[p.a].push_back(i);
+    by_host_[p.b].push_back(i);
+    by_group_[grp[p.a]].push_back(i);
+    if (grp[p.b] != grp[p.a]) by_group_[grp[p.b]].push_back(i);
+    if (host_group_periods_[p.a * groups + grp[p.b]]++ == 0)
+      ++group_pair_hosts_[grp[p.a] * groups + grp[p.b]];
+    if (p.detail && pair_periods_[std::uint64_t{p.a} * n + p.b]++ == 0) {
+      if (sources_[p.b]++ == 0) ++group_peers_[grp[p.b]];
+    }
+  }
+  for (std::size_t s = 0; s < groups; ++s) {
+    for (std::size_t d = 0; d < groups; ++d) {
+      if (group_pair_hosts_[s * groups + d] > 0) ++group_pairs_defined_[d];
     }
   }
 }
 
-Suspects Evaluator::Evaluate(const Fault& fault, int from) const {
+Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
   const auto& grp = fleet_.group_of;
   const std::size_t n = grp.size();
   const std::size_t groups = static_cast<std::size_t>(fleet_.groups);
-  // The failures of instance_peer (pairs with per-pair series) and of
-  // instance_dst_group; the totals are the window's.
-  std::unordered_map<std::uint64_t, double> pair_failed;
-  std::vector<double> host_group_failed(n * groups, 0);
-  for (std::size_t p = static_cast<std::size_t>(from); p < window_.size();
-       ++p) {
-    const auto& period = window_[p];
-    for (std::size_t a = 0; a < n; ++a) {
-      for (int b : period[a]) {
-        const double f = FailShare(fleet_, fault, static_cast<int>(a), b);
-        if (f == 0) continue;
-        host_group_failed[a * groups + static_cast<std::size_t>(grp[b])] += f;
-        if (full_mesh_ || grp[a] == grp[b]) pair_failed[a * n + b] += f;
+  const int rails = fleet_.rails;
+  // Share of each period the fault covers (it started fail_s before the
+  // end of the window).
+  std::vector<double> frac(static_cast<std::size_t>(periods_));
+  const double start = window_s() - fail_s;
+  for (int p = 0; p < periods_; ++p) {
+    const double lo = std::max(start, p * period_s_);
+    const double hi = (p + 1) * period_s_;
+    frac[static_cast<std::size_t>(p)] = hi > lo ? (hi - lo) / period_s_ : 0.0;
+  }
+  const std::vector<std::uint32_t>* candidates = nullptr;
+  switch (fault.kind) {
+    case FaultKind::kHost:
+    case FaultKind::kCable:
+    case FaultKind::kPair:
+      candidates = &by_host_[static_cast<std::size_t>(fault.a)];
+      break;
+    case FaultKind::kTor:
+    case FaultKind::kPath:
+      candidates = &by_group_[static_cast<std::size_t>(fault.a)];
+      break;
+  }
+  // The failures of the per-pair series (per rail) and of the per-group
+  // counters (rails summed).
+  std::unordered_map<std::uint64_t, std::vector<double>> pair_failed;
+  std::unordered_map<std::uint64_t, double> host_group_failed;
+  for (std::uint32_t i : *candidates) {
+    const auto& p = probes_[i];
+    const double f = frac[p.period];
+    if (f == 0) continue;
+    double sum = 0;
+    std::vector<double>* per_rail = nullptr;
+    for (int r = 0; r < rails; ++r) {
+      if (!Fails(fleet_, fault, static_cast<int>(p.a), static_cast<int>(p.b),
+                 r))
+        continue;
+      sum += f;
+      if (p.detail) {
+        if (per_rail == nullptr) {
+          auto& v = pair_failed[std::uint64_t{p.a} * n + p.b];
+          v.resize(static_cast<std::size_t>(rails), 0.0);
+          per_rail = &v;
+        }
+        (*per_rail)[static_cast<std::size_t>(r)] += f;
       }
     }
+    if (sum > 0) host_group_failed[p.a * groups + grp[p.b]] += sum / rails;
   }
-  auto pair_ratio = [&](std::uint64_t key, double total) {
-    auto it = pair_failed.find(key);
-    return it == pair_failed.end() ? 0.0 : it->second / total;
-  };
-  // peer: mean ratio over the sources, sources above 5 %.
-  std::map<int, std::pair<double, int>> peer_sum;  // sum of ratios, sources
+  // Per destination host and per (host, rail): mean ratio over its detail
+  // sources and how many of them see it fail.
+  std::map<int, double> peer_sum;
   std::map<int, int> peer_failing;
-  for (const auto& [key, total] : pair_total_) {
+  std::map<std::pair<int, int>, double> link_sum;
+  std::map<std::pair<int, int>, int> link_failing;
+  for (const auto& [key, failed] : pair_failed) {
     const int b = static_cast<int>(key % n);
-    const double r = pair_ratio(key, total);
-    auto& ps = peer_sum[b];
-    ps.first += r;
-    ps.second += 1;
-    if (r > 0.05) ++peer_failing[b];
-  }
-  // src_group_dst_group: mean over the source hosts; and how many source
-  // hosts are above one half.
-  std::vector<double> gg_sum(groups * groups, 0);
-  std::vector<int> gg_n(groups * groups, 0);
-  std::vector<int> gg_hosts_bad(groups * groups, 0);
-  for (std::size_t a = 0; a < n; ++a) {
-    for (std::size_t dg = 0; dg < groups; ++dg) {
-      const double total = host_group_total_[a * groups + dg];
-      if (total == 0) continue;
-      const double r = host_group_failed[a * groups + dg] / total;
-      const std::size_t k = static_cast<std::size_t>(grp[a]) * groups + dg;
-      gg_sum[k] += r;
-      gg_n[k] += 1;
-      if (r > 0.5) ++gg_hosts_bad[k];
+    const double total = pair_periods_.at(key);
+    double all = 0;
+    for (int r = 0; r < rails; ++r) {
+      const double x = failed[static_cast<std::size_t>(r)] / total;
+      all += x;
+      link_sum[{b, r}] += x;
+      if (x > t_.source) ++link_failing[{b, r}];
     }
+    all /= rails;
+    peer_sum[b] += all;
+    if (all > t_.source) ++peer_failing[b];
   }
-  auto gg = [&](std::size_t k) { return gg_sum[k] / gg_n[k]; };
-  // dst_group: share of the source groups mostly failing into it.
-  std::vector<bool> tor(groups, false);
-  Suspects out;
-  for (std::size_t dg = 0; dg < groups; ++dg) {
-    int defined = 0;
-    int bad = 0;
-    for (std::size_t sg = 0; sg < groups; ++sg) {
-      const std::size_t k = sg * groups + dg;
-      if (gg_n[k] == 0) continue;
-      ++defined;
-      if (gg(k) > 0.5) ++bad;
-    }
-    if (defined > 0 && static_cast<double>(bad) / defined > 0.5 && bad >= 2) {
-      tor[dg] = true;
-      out.tors.insert(static_cast<int>(dg));
-    }
+  auto peer_mean = [&](int b) { return peer_sum[b] / sources_[b]; };
+  // Share of a host's rails failing.
+  std::map<int, int> rails_failing;
+  for (const auto& [k, sum] : link_sum) {
+    if (sum / sources_[k.first] > t_.failing) ++rails_failing[k.first];
   }
-  // Host: at least 3 sources see it fail, more than half on average,
-  // unless half of its group's hosts look the same.
-  std::vector<int> group_hosts(groups, 0);
   std::vector<int> group_bad(groups, 0);
-  for (const auto& [peer, ps] : peer_sum) {
-    const std::size_t pg = static_cast<std::size_t>(grp[peer]);
-    ++group_hosts[pg];
-    if (ps.first / ps.second > 0.5) ++group_bad[pg];
+  for (const auto& [b, _] : peer_sum) {
+    if (peer_mean(b) > t_.failing) ++group_bad[grp[b]];
   }
-  for (const auto& [peer, ps] : peer_sum) {
-    const std::size_t pg = static_cast<std::size_t>(grp[peer]);
-    if (peer_failing[peer] >= 3 && ps.first / ps.second > 0.5 &&
-        static_cast<double>(group_bad[pg]) / group_hosts[pg] < 0.5) {
-      out.hosts.insert(peer);
+  Suspects out;
+  for (const auto& [b, _] : peer_sum) {
+    const std::size_t g = static_cast<std::size_t>(grp[b]);
+    if (peer_failing[b] >= t_.host_sources && peer_mean(b) > t_.failing &&
+        2 * group_bad[g] < group_peers_[g] && 2 * rails_failing[b] >= rails)
+      out.hosts.insert(b);
+  }
+  for (const auto& [k, sum] : link_sum) {
+    if (link_failing[k] >= t_.host_sources &&
+        sum / sources_[k.first] > t_.failing &&
+        2 * rails_failing[k.first] < rails)
+      out.links.insert(k);
+  }
+  // Group pairs: mean over the source hosts, and hosts failing.
+  std::map<std::size_t, double> gg_sum;
+  std::map<std::size_t, int> gg_hosts_bad;
+  for (const auto& [key, failed] : host_group_failed) {
+    const std::size_t a = key / groups;
+    const std::size_t d = key % groups;
+    const double r = failed / host_group_periods_[key];
+    const std::size_t k = static_cast<std::size_t>(grp[a]) * groups + d;
+    gg_sum[k] += r;
+    if (r > t_.failing) ++gg_hosts_bad[k];
+  }
+  // Per source group the destination groups it sees fail at all, and per
+  // destination group the source groups: a path is one group pair, a ToR
+  // or a host fails towards many.
+  std::map<std::size_t, int> src_failing;
+  std::map<std::size_t, int> dst_failing;
+  std::map<std::size_t, int> src_spread;
+  std::map<std::size_t, int> dst_spread;
+  std::set<std::size_t> failing_pairs;
+  for (const auto& [k, sum] : gg_sum) {
+    const double r = sum / group_pair_hosts_[k];
+    if (r > t_.source) {
+      ++src_spread[k / groups];
+      ++dst_spread[k % groups];
+    }
+    if (r > t_.failing) {
+      failing_pairs.insert(k);
+      ++src_failing[k / groups];
+      ++dst_failing[k % groups];
     }
   }
-  // Path: a group pair mostly failing from at least 2 hosts, neither end a
-  // suspect ToR, not a group with itself.
-  for (std::size_t sg = 0; sg < groups; ++sg) {
-    for (std::size_t dg = 0; dg < groups; ++dg) {
-      const std::size_t k = sg * groups + dg;
-      if (sg == dg || gg_n[k] == 0 || tor[sg] || tor[dg]) continue;
-      if (gg(k) > 0.5 && gg_hosts_bad[k] >= 2) {
-        out.paths.insert({static_cast<int>(sg), static_cast<int>(dg)});
-      }
-    }
+  // A suspect host explains its group's failures (in a small group one
+  // host is a large share of the probes into it).
+  std::set<std::size_t> host_groups;
+  for (int h : out.hosts) host_groups.insert(static_cast<std::size_t>(grp[h]));
+  for (const auto& [d, bad] : dst_failing) {
+    if (bad >= 2 && 2 * bad > group_pairs_defined_[d] &&
+        host_groups.count(d) == 0)
+      out.tors.insert(static_cast<int>(d));
+  }
+  for (std::size_t k : failing_pairs) {
+    const std::size_t s = k / groups;
+    const std::size_t d = k % groups;
+    if (s == d || gg_hosts_bad[k] < t_.path_hosts) continue;
+    if (src_spread[s] > t_.path_spread || dst_spread[d] > t_.path_spread)
+      continue;
+    if (out.tors.count(static_cast<int>(s)) ||
+        out.tors.count(static_cast<int>(d)) || host_groups.count(s) ||
+        host_groups.count(d))
+      continue;
+    out.paths.insert({static_cast<int>(s), static_cast<int>(d)});
   }
   return out;
 }
 
-bool NamedCorrectly(const SimFleet& fleet, const Fault& fault,
-                    const Suspects& s) {
-  (void)fleet;
+bool NamedCorrectly(const Fault& fault, const Suspects& s) {
   switch (fault.kind) {
     case FaultKind::kHost:
+      return s.hosts == std::set<int>{fault.a} && s.links.empty() &&
+             s.tors.empty() && s.paths.empty();
     case FaultKind::kCable:
-      return s.hosts == std::set<int>{fault.a} && s.tors.empty() &&
-             s.paths.empty();
+      return s.links == std::set<std::pair<int, int>>{{fault.a, fault.b}} &&
+             s.hosts.empty() && s.tors.empty() && s.paths.empty();
     case FaultKind::kTor:
       return s.tors == std::set<int>{fault.a} && s.hosts.empty() &&
-             s.paths.empty();
+             s.links.empty() && s.paths.empty();
     case FaultKind::kPath: {
-      if (!s.hosts.empty() || !s.tors.empty() || s.paths.empty()) return false;
+      if (!s.hosts.empty() || !s.links.empty() || !s.tors.empty() ||
+          s.paths.empty())
+        return false;
       for (const auto& [x, y] : s.paths) {
         if (!((x == fault.a && y == fault.b) || (x == fault.b && y == fault.a)))
           return false;
@@ -180,6 +253,34 @@ bool NamedCorrectly(const SimFleet& fleet, const Fault& fault,
       return s.empty();
   }
   return false;
+}
+
+bool NamedNothingElse(const SimFleet& fleet, const Fault& fault,
+                      const Suspects& s) {
+  (void)fleet;
+  if (s.empty()) return true;
+  Suspects right;
+  switch (fault.kind) {
+    case FaultKind::kHost:
+      right.hosts = {fault.a};
+      break;
+    case FaultKind::kCable:
+      right.links = {{fault.a, fault.b}};
+      break;
+    case FaultKind::kTor:
+      right.tors = {fault.a};
+      break;
+    case FaultKind::kPath:
+      right.paths = {{fault.a, fault.b}, {fault.b, fault.a}};
+      break;
+    case FaultKind::kPair:
+      return false;
+  }
+  auto subset = [](const auto& x, const auto& y) {
+    return std::includes(y.begin(), y.end(), x.begin(), x.end());
+  };
+  return subset(s.hosts, right.hosts) && subset(s.links, right.links) &&
+         subset(s.tors, right.tors) && subset(s.paths, right.paths);
 }
 
 }  // namespace rnic::sim

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "collectors/fabric/fabric_families.h"
+#include "collectors/probing/latency_buckets.h"
 
 namespace rnic::fabric {
 namespace {
@@ -135,14 +136,21 @@ TEST(FabricStatsTest, MeshInfoFollowsTheSchedule) {
                                    "peer=node-c,group=t1,1.000000"}));
 }
 
-// Pairs to other groups of the partial mesh rotate: counted per group,
-// never per pair; a pair that becomes one loses its per-pair series.
-TEST(FabricStatsTest, AggregatedPairsCountPerGroupOnly) {
+// The pairs of a partial mesh rotate: every probe counts per group (the
+// own group's RTTs in one coarse histogram per device, every group's in an
+// RTT sum); only detail pairs keep per-pair counters, never histograms; a
+// pair that stops being per pair loses its series.
+TEST(FabricStatsTest, GroupedPairsCountPerGroupDetailPairsPerPairToo) {
   FabricStats s;
-  const double one[] = {1e-5};
+  const double one[] = {1e-5, 3e-5};
   s.SetPeerUp(kA, true);
-  s.SetAggregated({{kA, "t1"}, {kB, "t1"}});
+  s.RecordRtts(kC, "", Operation::kSend, 64, one);
+  ASSERT_TRUE(s.Rtt(kC, Operation::kSend, 64).has_value());
+  s.SetGrouped({{kA, {"t1", false, false}},
+                {kB, {"t1", false, false}},
+                {kC, {"t0", true, true}}});
   EXPECT_FALSE(s.PeerUp(kA).has_value());
+  EXPECT_FALSE(s.Rtt(kC, Operation::kSend, 64).has_value());
   s.RecordProbes(kA, Operation::kSend, "ok", 5);
   s.RecordProbes(kB, Operation::kWrite, "timeout");
   s.RecordRtts(kA, "", Operation::kSend, 64, one);
@@ -150,13 +158,29 @@ TEST(FabricStatsTest, AggregatedPairsCountPerGroupOnly) {
   s.RecordConnectFailure(kB, "rejected");
   s.RecordConnected(kB, 1);
   s.SetPeerUp(kB, false);
-  EXPECT_EQ(s.GroupProbes("mlx5_0", "t1", "ok"), 5);
-  EXPECT_EQ(s.GroupProbes("mlx5_0", "t1", "timeout"), 1);
+  s.RecordProbes(kC, Operation::kSend, "ok", 2);
+  s.RecordRtts(kC, "", Operation::kSend, 64, one);
+  s.SetPeerUp(kC, true);
+  EXPECT_EQ(s.GroupProbes("t1", "ok"), 5);
+  EXPECT_EQ(s.GroupProbes("t1", "timeout"), 1);
+  EXPECT_EQ(s.GroupProbes("t0", "ok"), 2);
+  EXPECT_DOUBLE_EQ(s.GroupOkRtt("t1"), 4e-5);
+  EXPECT_DOUBLE_EQ(s.GroupOkRtt("t0"), 4e-5);
   EXPECT_EQ(s.Probes(kA, Operation::kSend, "ok"), 0);
   EXPECT_FALSE(s.PeerUp(kB).has_value());
   EXPECT_FALSE(s.Rtt(kA, Operation::kSend, 64).has_value());
-  // Back in the own group: per pair again.
-  s.SetAggregated({});
+  // The detail pair: counters per pair, its RTTs in its group's histogram
+  // with the coarse buckets; no histogram for the other group.
+  EXPECT_EQ(s.Probes(kC, Operation::kSend, "ok"), 2);
+  EXPECT_EQ(s.PeerUp(kC), 1.0);
+  EXPECT_FALSE(s.Rtt(kC, Operation::kSend, 64).has_value());
+  const auto own = s.GroupRtt("mlx5_0", "t0", Operation::kSend, 64);
+  ASSERT_TRUE(own.has_value());
+  EXPECT_EQ(own->sample_count, 2u);
+  EXPECT_EQ(own->bucket.size(), probe::CoarseLatencyBuckets().size() + 1);
+  EXPECT_FALSE(s.GroupRtt("mlx5_0", "t1", Operation::kSend, 64).has_value());
+  // A full mesh again: per pair.
+  s.SetGrouped({});
   s.SetPeerUp(kA, true);
   EXPECT_EQ(s.PeerUp(kA), 1.0);
 }
@@ -176,8 +200,9 @@ TEST(FabricStatsTest, EveryFamilyIsDeclaredWithItsLabels) {
   s.RecordRefused("mlx5_0", "not_in_peer_set");
   s.AddCpuSeconds(0.1);
   s.SetScheduledPeers(3);
-  s.SetAggregated({{kC, "t9"}});
+  s.SetGrouped({{kC, {"t9", false, false}}});
   s.RecordProbes(kC, Operation::kSend, "ok");
+  s.RecordRtts(kC, "", Operation::kSend, 64, one);
   s.SetMesh("node-self", "t0", {{"node-a", "t1"}});
   MetricSet set;
   s.AppendTo(set);

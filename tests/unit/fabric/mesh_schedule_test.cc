@@ -1,5 +1,6 @@
 // The partial mesh: below the bounds every pair every period (as without
-// it); above them bounded per host, every group pair every period, every
+// it); above them bounded per host (peers probed, connections both ways),
+// each pair of a group once a period, every group pair every period, every
 // host pair within (G-1) x group size / c periods, Sources the exact
 // inverse of Targets, and the same schedule whatever the input order.
 #include "collectors/fabric/mesh_schedule.h"
@@ -57,7 +58,8 @@ TEST(MeshScheduleTest, AHostOutsideTheSetProbesNothing) {
 }
 
 TEST(MeshScheduleTest, BoundedOwnGroupWholeAndEveryGroupPairEachPeriod) {
-  // 40 groups of 8, at most 17 peers: own group 7 + ceil(2*39/8) = 10.
+  // 40 groups of 8, at most 17 peers: the next 4 of the own group (each
+  // pair of it once) + ceil(2*39/8) = 10.
   const auto fleet = Fleet(40, 8);
   const auto group = GroupOf(fleet);
   MeshSchedule s(fleet, {17, 2});
@@ -65,6 +67,7 @@ TEST(MeshScheduleTest, BoundedOwnGroupWholeAndEveryGroupPairEachPeriod) {
   EXPECT_EQ(s.groups(), 40u);
   for (std::uint64_t period = 1000; period < 1010; ++period) {
     std::map<std::pair<std::string, std::string>, int> group_pairs;
+    std::set<std::pair<std::string, std::string>> own_pairs;
     for (const auto& m : fleet) {
       const auto t = s.Targets(m.host, period);
       EXPECT_LE(t.size(), 17u);
@@ -73,12 +76,14 @@ TEST(MeshScheduleTest, BoundedOwnGroupWholeAndEveryGroupPairEachPeriod) {
         ASSERT_NE(peer, m.host);
         if (group.at(peer) == m.group) {
           ++own;
+          own_pairs.insert(std::minmax(m.host, peer));
         } else {
           ++group_pairs[{m.group, group.at(peer)}];
         }
       }
-      EXPECT_EQ(own, 7) << m.host;
+      EXPECT_EQ(own, 4) << m.host;
     }
+    EXPECT_EQ(own_pairs.size(), 40u * 8u * 7u / 2u);
     // Every ordered pair of groups, by at least k = 2 host pairs.
     ASSERT_EQ(group_pairs.size(), 40u * 39u);
     for (const auto& [gp, n] : group_pairs) EXPECT_GE(n, 2) << gp.first;
@@ -113,7 +118,8 @@ TEST(MeshScheduleTest, SourcesAreTheInverseOfTargets) {
 
 TEST(MeshScheduleTest, EveryHostPairWithinTheCoveragePeriods) {
   // 12 groups of 6, c = ceil(1*11/6) = 2 per host: every other host
-  // within 11 * 6 / 2 = 33 periods.
+  // within 11 * 6 / 2 = 33 periods, probed by one end or the other (a
+  // round trip measures both directions).
   const auto fleet = Fleet(12, 6);
   MeshSchedule s(fleet, {8, 1});
   ASSERT_FALSE(s.Full());
@@ -121,28 +127,71 @@ TEST(MeshScheduleTest, EveryHostPairWithinTheCoveragePeriods) {
   for (std::uint64_t period = 5000; period < 5033; ++period) {
     for (const auto& m : fleet) {
       for (const auto& peer : s.Targets(m.host, period))
-        seen.insert({m.host, peer});
+        seen.insert(std::minmax(m.host, peer));
     }
   }
-  EXPECT_EQ(seen.size(), 72u * 71u);
+  EXPECT_EQ(seen.size(), 72u * 71u / 2u);
 }
 
 TEST(MeshScheduleTest, AGroupLargerThanTheBoundRotatesWithinItself) {
   // No labels: one group of 30 hosts, 5 peers a period: every pair
-  // within ceil(29 / 5) = 6 periods, 5 out and 5 in per host.
+  // within 15 / 5 = 3 periods (offsets 1 to 15 after each host), 5 out and
+  // 5 in per host.
   std::vector<MeshMember> fleet;
   for (int h = 0; h < 30; ++h) fleet.push_back({"h" + std::to_string(h), ""});
   MeshSchedule s(fleet, {5, 1});
   std::set<std::pair<std::string, std::string>> seen;
-  for (std::uint64_t period = 0; period < 6; ++period) {
+  for (std::uint64_t period = 0; period < 3; ++period) {
     for (const auto& m : fleet) {
       const auto t = s.Targets(m.host, period);
       EXPECT_EQ(t.size(), 5u);
       EXPECT_EQ(s.Sources(m.host, period).size(), 5u);
-      for (const auto& peer : t) seen.insert({m.host, peer});
+      for (const auto& peer : t) seen.insert(std::minmax(m.host, peer));
     }
   }
-  EXPECT_EQ(seen.size(), 30u * 29u);
+  EXPECT_EQ(seen.size(), 30u * 29u / 2u);
+}
+
+TEST(MeshScheduleTest, ConnectionsBothWaysWithinTheBound) {
+  // 40 groups of 16: the next 8 of the own group and, from k = 3, 8 of
+  // the others wanted; 32 connections both ways leave 14 a direction (an
+  // eighth kept for the uneven spread of incoming ones), so the
+  // cross-group share shrinks to 6, still reaching all 39 other groups
+  // from each group (16 x 6 >= 39).
+  const auto fleet = Fleet(40, 16);
+  const auto group = GroupOf(fleet);
+  MeshSchedule s(fleet, {64, 3, 32});
+  ASSERT_FALSE(s.Full());
+  EXPECT_EQ(s.Share("g0-h0"), (std::pair{8, 6}));
+  for (std::uint64_t period = 70; period < 74; ++period) {
+    std::set<std::pair<std::string, std::string>> group_pairs;
+    for (const auto& m : fleet) {
+      const auto t = s.Targets(m.host, period);
+      EXPECT_LE(t.size() + s.Sources(m.host, period).size(), 32u) << m.host;
+      for (const auto& peer : t) {
+        if (group.at(peer) != m.group)
+          group_pairs.insert({m.group, group.at(peer)});
+      }
+    }
+    EXPECT_EQ(group_pairs.size(), 40u * 39u);
+  }
+}
+
+TEST(MeshScheduleTest, DetailPeersAreProbedEveryPeriod) {
+  const auto fleet = Fleet(20, 10);
+  MeshSchedule s(fleet, {16, 1});
+  const auto detail = s.Detail("g3-h9", 3);
+  EXPECT_EQ(detail, (std::vector<std::string>{"g3-h0", "g3-h1", "g3-h2"}));
+  for (std::uint64_t period = 0; period < 5; ++period) {
+    const auto t = s.Targets("g3-h9", period);
+    for (const auto& d : detail)
+      EXPECT_TRUE(std::binary_search(t.begin(), t.end(), d)) << d;
+  }
+  // No more than the own group's half: the pairs probed from this end.
+  EXPECT_EQ(s.Detail("g3-h9", 100).size(), 5u);
+  EXPECT_TRUE(s.Detail("stranger", 3).empty());
+  // A full mesh: every peer.
+  EXPECT_EQ(MeshSchedule(Fleet(2, 3), {64, 1}).Detail("g0-h0", 2).size(), 5u);
 }
 
 TEST(MeshScheduleTest, TheSameScheduleWhateverTheOrderOfThePeerSet) {

@@ -32,6 +32,63 @@ export function fabric(): Dashboard {
     "percentunit",
     [[0.001, "orange"], [0.01, "red"]],
   ));
+  // The fleet: group pairs (the Pingmesh picture) from the fleet recording
+  // rules, each cell a link to the same dashboard narrowed to that pair;
+  // below them the hosts of the selected groups.
+  const gsel = SEL + ',src_group=~"$src_group",dst_group=~"$dst_group"';
+  const drill = {
+    title: "Hosts of this group pair",
+    url:
+      "/d/rnic-fabric/rnic-fabric?${__url_time_range}&${job:queryparam}" +
+      "&${instance:queryparam}" +
+      '&var-src_group=${__data.fields["src_group\\dst_group"]}' +
+      "&var-dst_group=${__field.name}",
+  };
+  lay.row("Fleet: group pairs");
+  lay.add(12, 10, matrix(
+    "Failed probes per group pair",
+    "Share of the probes from the hosts of a source group (row) into a " +
+      "destination group (column) that failed over 1m, averaged over the " +
+      "source hosts (instance_dst_group:rnic_fabric_probes_failed:" +
+      "ratio_rate1m): a bad host shows as a faint column, a bad ToR as a " +
+      "full row and column, a bad path as one cell. A cell opens its hosts.",
+    "avg by (src_group, dst_group) " +
+      `(instance_dst_group:rnic_fabric_probes_failed:ratio_rate1m{${gsel}})`,
+    "percentunit",
+    [[0.01, "orange"], [0.15, "red"]],
+    { row: "src_group", column: "dst_group", link: drill },
+  ));
+  lay.add(12, 10, matrix(
+    "Mean RTT per group pair",
+    "Mean round trip of the ok probes from a source group into a " +
+      "destination group over 1m (partial mesh: every probe counts per " +
+      "group), averaged over the source hosts. A cell opens its hosts.",
+    "avg by (src_group, dst_group) " +
+      `(instance_dst_group:rnic_fabric_rtt_seconds:mean_rate1m{${gsel}})`,
+    "s",
+    [[0.0002, "orange"], [0.001, "red"]],
+    { row: "src_group", column: "dst_group", link: drill },
+  ));
+  lay.add(12, 10, matrix(
+    "Hosts of the selected groups",
+    "Per source host of $src_group: the share of its probes into each " +
+      "selected destination group that failed over 1m.",
+    `instance_dst_group:rnic_fabric_probes_failed:ratio_rate1m{${gsel}}`,
+    "percentunit",
+    [[0.01, "orange"], [0.15, "red"]],
+    { row: "src_host", column: "dst_group" },
+  ));
+  lay.add(12, 10, matrix(
+    "Peers of the selected groups, per pair",
+    "Per source instance and peer of $dst_group with per-pair series (every " +
+      "peer of a full mesh; fabric.mesh.detail_peers of a partial one): the " +
+      "share of probes that failed over 1m, devices summed.",
+    "instance_peer:rnic_fabric_probes_failed:ratio_rate1m" +
+      `{${SEL},dst_group=~"$dst_group"}`,
+    "percentunit",
+    [[0.01, "orange"], [0.15, "red"]],
+    { row: "instance", column: "peer" },
+  ));
   lay.row("Pairs");
   lay.add(24, 8, stateTimeline(
     "Peer up",
@@ -142,12 +199,22 @@ export function fabric(): Dashboard {
     "rnic-fabric",
     "RNIC / Fabric",
     "Fabric probe (collector fabric): RC round-trip time and loss between " +
-      "hosts, as a source x peer matrix and per pair.",
+      "hosts, as group pairs of the fleet, a source x peer matrix and per " +
+      "pair.",
     lay,
     [
       queryVariable(
         "peer",
         `label_values(rnic_fabric_peer_up{${SEL}}, peer)`,
+      ),
+      queryVariable(
+        "src_group",
+        `label_values(rnic_fabric_mesh_info{${SEL}}, group)`,
+      ),
+      queryVariable(
+        "dst_group",
+        "label_values(instance_dst_group:rnic_fabric_probes_failed:ratio_rate1m" +
+          `{${SEL}}, dst_group)`,
       ),
     ],
   );

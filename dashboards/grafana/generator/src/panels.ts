@@ -215,16 +215,21 @@ export function heatmap(
     .showLegend();
 }
 
-// An instant query pivoted to source (instance device) x peer, cells
-// coloured by thresholds.
+// An instant query pivoted to rows x columns (by default source (instance
+// device) x peer), cells coloured by thresholds; `link`, when given, is the
+// URL of a data link on every cell (Grafana's ${__field.name} is the
+// cell's column, ${__data.fields[...]} its row).
 export function matrix(
   title: string,
   description: string,
   expr: string,
   unit: string,
   steps: Thresholds,
+  opts: { row?: string; column?: string; link?: { title: string; url: string } } = {},
 ) {
-  return new tablePanel.PanelBuilder()
+  const row = opts.row ?? "source";
+  const column = opts.column ?? "peer";
+  const panel = new tablePanel.PanelBuilder()
     .title(title)
     .description(description)
     .datasource(DATASOURCE)
@@ -234,14 +239,20 @@ export function matrix(
     .align(common.FieldTextAlignment.Auto)
     .cellOptions({ type: common.TableCellDisplayMode.ColorBackground })
     // The row-header column keeps plain cells.
-    .overrideByName("source\\peer", [
+    .overrideByName(`${row}\\${column}`, [
       { id: "custom.cellOptions", value: { type: "auto" } },
     ])
     .withTransformation({
       id: "groupingToMatrix",
-      options: { columnField: "peer", rowField: "source", valueField: "Value" },
+      options: { columnField: column, rowField: row, valueField: "Value" },
     })
     .showHeader(true)
     .cellHeight(common.TableCellHeight.Sm)
     .footer(new common.TableFooterOptionsBuilder().show(false));
+  if (opts.link) {
+    panel.overrideByRegexp("^[^\\\\]*$", [
+      { id: "links", value: [{ title: opts.link.title, url: opts.link.url }] },
+    ]);
+  }
+  return panel;
 }
