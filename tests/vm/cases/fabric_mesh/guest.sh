@@ -98,20 +98,20 @@ done
 say "exporters up:$PIDS"
 signal mesh-up
 
-# loss IFACE... / clear IFACE...: netem on both ends of a link.
+# loss IFACE... / repair IFACE...: netem on both ends of a link.
 loss() { for i in "$@"; do tc qdisc add dev "$i" root netem loss 100% || fail "netem on $i"; done; }
-clear() { for i in "$@"; do tc qdisc del dev "$i" root || fail "netem off $i"; done; }
+repair() { for i in "$@"; do tc qdisc del dev "$i" root || fail "netem off $i"; done; }
 wait_for uplink-loss 600 || fail "host never asked for the uplink loss"
 loss upb spb
 signal uplink-loss-on "upb spb"
 wait_for uplink-clear 600 || fail "host never asked to clear the uplink"
-clear upb spb
+repair upb spb
 signal uplink-clear-done
 wait_for host-loss 600 || fail "host never asked for the host loss"
 loss ha2 pa2
 signal host-loss-on "ha2 pa2"
 wait_for host-clear 600 || fail "host never asked to clear the host"
-clear ha2 pa2
+repair ha2 pa2
 signal host-clear-done
 
 wait_host 600 || fail "host side failed"

@@ -36,8 +36,17 @@ def host_of(peer):
     return peer.rsplit(":", 1)[0] if peer else peer
 
 
+# RnicFabricRttHigh compares each pair's p99 with the pair's own history.
+# Here eight exporters share two emulated CPUs, and the connections that
+# fail during a fault (RC retransmissions, rdma_cm retries) slow every
+# pair's round trips, so it goes pending and stays so, on pairs far from
+# the fault, without telling anything about the fabric: not watched.
+NOT_WATCHED = {"RnicFabricRttHigh"}
+
+
 def active(prom):
-    return [a for a in prom.alerts() if a["labels"]["alertname"].startswith("Rnic")]
+    return [a for a in prom.alerts() if a["labels"]["alertname"].startswith("Rnic")
+            and a["labels"]["alertname"] not in NOT_WATCHED]
 
 
 def describe(a):
@@ -73,7 +82,7 @@ def watch(prom, expected, allowed, timeout, soak):
 
 
 def wait_quiet(prom, timeout, what):
-    """Wait until no Rnic alert is active (pending or firing)."""
+    """Wait until no watched Rnic alert is active (pending or firing)."""
     last = []
 
     def check():
