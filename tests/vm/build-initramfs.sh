@@ -45,7 +45,7 @@ PROVIDERS=$(ls /usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav*.so 2>/dev/null
 # Kernel modules; dependencies come from modules.dep. crc32_generic is loaded
 # explicitly: rxe asks for "crc32" through request_module (see README).
 MODULES="virtio_pci virtio_net dummy 9pnet_virtio 9p udp_tunnel ip6_udp_tunnel
-  ib_core ib_uverbs rdma_rxe ib_umad rdma_cm rdma_ucm sch_netem"
+  ib_core ib_uverbs rdma_rxe ib_umad rdma_cm rdma_ucm sch_netem veth bridge"
 OPTIONAL_MODULES="crc32_generic"
 
 PROJECT_BINS=$RNIC_VM_BINS

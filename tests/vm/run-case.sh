@@ -32,6 +32,8 @@ LINKS=1               # two-VM cases: 2 adds a second link (eth2, 10.0.4.0/24, r
 MACHINE=pc            # pc, or q35: each NIC behind its own PCIe root port
 SCRAPE_INTERVAL=1s    # Prometheus' scrape interval and timeout
 APPEND=""             # more guest kernel command line
+EXPORTERS=""          # one-VM cases: "NAME:GUEST_PORT ..." exporters of the guest,
+                      # each forwarded and scraped as target {exporter: NAME}
 [ -f "$CASE_DIR/case.conf" ] && . "$CASE_DIR/case.conf"
 TIMEOUT=${RNIC_VM_TIMEOUT:-$TIMEOUT}
 NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
@@ -51,6 +53,10 @@ esac
 case $LINKS in 1 | 2) ;; *) die "case.conf: LINKS must be 1 or 2" ;; esac
 [ "$LINKS" = 1 ] || [ "$VMS" = 2 ] || die "case.conf: LINKS=2 needs VMS=2"
 case $MACHINE in pc | q35) ;; *) die "case.conf: MACHINE must be pc or q35" ;; esac
+[ -z "$EXPORTERS" ] || [ "$VMS" = 1 ] || die "case.conf: EXPORTERS needs VMS=1"
+for e in $EXPORTERS; do
+  [[ $e =~ ^[a-z][a-z0-9_]*:[0-9]+$ ]] || die "case.conf: EXPORTERS entry '$e' is not NAME:PORT"
+done
 
 T_START=$(now)
 DEADLINE=$(($(date +%s) + TIMEOUT))
@@ -106,6 +112,8 @@ port_listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # start_vm INDEX: boots NAMES[INDEX]; sets FWD_PORT[INDEX], VM_PID[INDEX].
 declare -a FWD_PORT VM_PID
+# Host ports of the EXPORTERS forwards, by name.
+declare -A EXP_FWD
 # UDP ports of the links' ends: LINK_UDP[2 * link + vm].
 declare -a LINK_UDP
 free_udp_port() {
@@ -156,6 +164,11 @@ start_vm() {
     port=$(free_port)
     NIC_SLOT=0
     local user="user,id=mgmt,restrict=on,hostfwd=tcp:127.0.0.1:$port-:$GUEST_PORT"
+    local e
+    for e in $EXPORTERS; do
+      EXP_FWD[${e%%:*}]=$(free_port)
+      user="$user,hostfwd=tcp:127.0.0.1:${EXP_FWD[${e%%:*}]}-:${e##*:}"
+    done
     if [ "$VMS" = 1 ]; then
       net=(-netdev "$user")
       add_nic mgmt "speed=$NIC_SPEED,duplex=full"
@@ -251,10 +264,17 @@ PROM_CFG=$RUN/prometheus/prometheus.yml
   echo "  - job_name: rnic"
   [ -z "$JOB_EXTRA" ] || printf '%s\n' "$JOB_EXTRA" | sed 's/^/    /'
   echo "    static_configs:"
-  for i in "${!NAMES[@]}"; do
-    echo "      - targets: ['127.0.0.1:${FWD_PORT[$i]}']"
-    echo "        labels: {vm: ${NAMES[$i]}}"
-  done
+  if [ -n "$EXPORTERS" ]; then
+    for e in $EXPORTERS; do
+      echo "      - targets: ['127.0.0.1:${EXP_FWD[${e%%:*}]}']"
+      echo "        labels: {vm: ${NAMES[0]}, exporter: ${e%%:*}}"
+    done
+  else
+    for i in "${!NAMES[@]}"; do
+      echo "      - targets: ['127.0.0.1:${FWD_PORT[$i]}']"
+      echo "        labels: {vm: ${NAMES[$i]}}"
+    done
+  fi
   # More jobs of the case (e.g. blackbox-style /probe scrapes):
   # prometheus-jobs.yml, with @EXPORTER_<VM>@ replaced by that VM's
   # forwarded host:port.
@@ -310,6 +330,10 @@ export PYTHONPATH=$VM_DIR/host${PYTHONPATH:+:$PYTHONPATH}
 for i in "${!NAMES[@]}"; do
   export "RNIC_VM_EXPORTER_URL_${NAMES[$i]^^}=http://127.0.0.1:${FWD_PORT[$i]}"
 done
+for e in $EXPORTERS; do
+  n=${e%%:*}; export "RNIC_VM_EXPORTER_URL_${n^^}=http://127.0.0.1:${EXP_FWD[${e%%:*}]}"
+done
+export RNIC_VM_EXPORTERS="$EXPORTERS"
 if [ ${#HOST_CMD[@]} -gt 0 ]; then
   log "host: ${HOST_CMD[*]}"
   # Own process group, so the whole host side can be stopped by its id.
