@@ -40,7 +40,7 @@ NIC_SPEED=${RNIC_VM_NIC_SPEED:-$NIC_SPEED}
 ACCEL=${RNIC_VM_ACCEL:-tcg}
 # Two TCG VMs on a 2-core machine: one vCPU each.
 SMP=${RNIC_VM_SMP:-$([ "$VMS" = 2 ] && echo 1 || echo 2)}
-MEM=${RNIC_VM_MEM:-1024}
+MEM=${RNIC_VM_MEM:-2048}
 LINK_MODE=${RNIC_VM_LINK:-udp}
 case $LINK_MODE in udp | stream) ;; *) die "RNIC_VM_LINK: udp or stream, not '$LINK_MODE'" ;; esac
 GUEST_PORT=9709 # the exporter's port inside the guest

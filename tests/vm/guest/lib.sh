@@ -70,12 +70,29 @@ start_exporter() {
   done
   say "rnic_exporter up (pid $EXPORTER_PID)"
 }
+# http_raw PORT PATH: an HTTP/1.0 GET to 127.0.0.1:PORT through nc; the
+# answer (status line, headers, body) on stdout. The request goes through a
+# FIFO held open until the answer has come: busybox nc shuts its sending
+# side down at the end of its input, and libmicrohttpd drops a request whose
+# client shut down before the request was processed (a client abort).
+http_raw() {
+  _f=$(mktemp -u /tmp/http.XXXXXX)
+  mkfifo "$_f"
+  { printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "$2"; sleep 20; } >"$_f" &
+  _w=$!
+  timeout 15 nc 127.0.0.1 "$1" <"$_f" 2>/dev/null
+  _rc=$?
+  kill "$_w" 2>/dev/null
+  rm -f "$_f"
+  return $_rc
+}
 # scrape [PATH]: GET from the exporter (default /metrics); the body goes to
 # stdout, and the status is 0 only for an HTTP 200 answer. (busybox's static
 # wget crashes on this glibc, so this speaks HTTP/1.0 through nc.)
-scrape() {
-  printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "${1:-/metrics}" |
-    timeout 15 nc 127.0.0.1 "$EXPORTER_PORT" 2>/dev/null | tr -d '\r' |
+scrape() { scrape_port "$EXPORTER_PORT" "$@"; }
+# scrape_port PORT [PATH]: the same from the exporter on PORT.
+scrape_port() {
+  http_raw "$1" "${2:-/metrics}" | tr -d '\r' |
     awk 'NR == 1 { bad = ($2 != 200); next }
          body { print; next }
          $0 == "" { body = 1 }

@@ -70,11 +70,6 @@ done
 say "hosts up: $(rdma link | awk '{print $2}' | tr '\n' ' ')"
 
 sed "s/ROTATION/$MESH_ROTATION/" /case/fabric.yml >/tmp/fabric.yml
-# scrape_port PORT [PATH]: GET from one exporter (as lib.sh's scrape).
-scrape_port() {
-  printf 'GET %s HTTP/1.0\r\nHost: localhost\r\n\r\n' "${2:-/metrics}" |
-    timeout 15 nc 127.0.0.1 "$1" 2>/dev/null | tr -d '\r' |
-    awk 'NR == 1 { bad = ($2 != 200); next } body { print; next }
          $0 == "" { body = 1 } END { exit (NR == 0 || bad) }'
 }
 PIDS=

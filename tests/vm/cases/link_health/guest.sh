@@ -49,7 +49,7 @@ CG=/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod
 mkdir -p "$CG" || fail "mkdir $CG"
 cat >/tmp/during.sh <<EOS
 sleep 2
-printf 'GET /metrics HTTP/1.0\r\n\r\n' | timeout 15 nc 127.0.0.1 $EXPORTER_PORT | tr -d '\r' | sed '1,/^\$/d' >/tmp/pod.txt
+http_raw "$EXPORTER_PORT" /metrics | tr -d '\r' | sed '1,/^\$/d' >/tmp/pod.txt
 EOS
 sh -c "echo \$\$ >$CG/cgroup.procs && exec rnic_res_holder -d rxe0 -q 3 -c 2 -m 1 -r 'sh /tmp/during.sh'" >/tmp/holder.txt ||
   fail "rnic_res_holder in the pod cgroup failed: $(cat /tmp/holder.txt)"

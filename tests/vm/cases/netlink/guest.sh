@@ -52,7 +52,7 @@ say "port state equals rdma link show; no family exported twice"
 # --- 2. resources -------------------------------------------------------------
 scrape >$M/r0.txt || fail "scrape"
 cat >/tmp/during.sh <<EOS
-printf 'GET /metrics HTTP/1.0\r\n\r\n' | timeout 15 nc 127.0.0.1 $EXPORTER_PORT | tr -d '\r' | sed '1,/^\$/d' >$M/r1.txt
+http_raw "$EXPORTER_PORT" /metrics | tr -d '\r' | sed '1,/^\$/d' >$M/r1.txt
 rdma res show >$M/rdma-res-live.txt
 EOS
 rnic_res_holder -d rxe0 -q 7 -c 3 -e 100 -m 4 -s 1048576 -r "sh /tmp/during.sh" >$M/holder.txt ||
