@@ -3,13 +3,15 @@
 (dashboards/sharding, collectors/fabric/README.md "Sharding"), with real
 Prometheus servers on 127.0.0.1: two shards (hashmod over the targets'
 addresses, dashboards/sharding/prometheus-shard.yml) scrape a synthetic
-fleet of 16 hosts on 4 ToRs, the global one federates their pre-aggregated
+fleet of 32 hosts on 4 ToRs, the global one federates their pre-aggregated
 series (prometheus-global.yml) and runs the shipped suspect alerts. For a
-ToR, a host and a ToR-to-ToR path fault the global level's alert names that
-element and no other suspect fires; a single bad pair names nothing; the
-global Pingmesh matrix is the mean over every source host, whichever shard
-holds it. The shipped rules are loaded with time compressed
-(tests/vm/host/scale_rules.py), and every wait is on a condition.
+ToR, a host, one rail of a host (its link) and a ToR-to-ToR path fault the
+global level's alert names that element and no other suspect fires; a
+single bad pair names nothing; the global Pingmesh matrix is the mean over
+every source host, whichever shard holds it. The global rules' copies of
+the fleet rules are the shipped expressions, thresholds included. The
+shipped rules are loaded with time compressed (tests/vm/host/scale_rules.py),
+and every wait is on a condition.
 
 Environment: RNIC_SOURCE_DIR (repository), PROMETHEUS (binary; default
 `prometheus` on PATH).
@@ -33,13 +35,18 @@ import yaml
 REPO = os.environ.get("RNIC_SOURCE_DIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
 PROMETHEUS = os.environ.get("PROMETHEUS", "prometheus")
-SCALE = 20  # 5m rate windows -> 15 s, `for: 2m` -> 6 s
-GROUPS = {g: [f"{g[-1]}{i}" for i in range(1, 5)]
+SCALE = 6  # 1m rate windows -> 10 s, `for:` and `interval: 10s` -> 1.7 s
+# 8 hosts a ToR: a host's own failing probes are 1/7 of what each of its
+# ToR's other hosts sees, under the rules' 0.15, as in a real ToR of 32.
+GROUPS = {g: [f"{g[-1]}{i}" for i in range(1, 9)]
           for g in ("tor-a", "tor-b", "tor-c", "tor-d")}
 GROUP_OF = {h: g for g, hs in GROUPS.items() for h in hs}
-RATE = 10.0  # probes per second per pair and per (host, other group)
-SUSPECTS = ("RnicFabricSuspectHost", "RnicFabricSuspectTor",
-            "RnicFabricSuspectPath")
+RAILS = ("mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3")  # one subnet per rail
+RATE = 10.0  # probes per second per (pair, rail) and per (host, other group)
+RTT = 10e-6  # seconds per answered probe
+SUSPECTS = ("RnicFabricSuspectHost", "RnicFabricSuspectLink",
+            "RnicFabricSuspectTor", "RnicFabricSuspectPath")
+FLEET_GROUP = "rnic.rules.fabric.fleet"
 
 
 class Fail(Exception):
@@ -48,19 +55,25 @@ class Fail(Exception):
 
 class Fleet:
     """Counters of every host's fabric probes under the current fault: a
-    host probes its own ToR's hosts per pair and every other ToR per group
-    (its members in turn, so a failing member is a quarter of them), as
-    the partial mesh exports them."""
+    host probes its own ToR's hosts per pair and rail (its device to the
+    peer's device of the same rail) and every other ToR per group (its
+    members and rails in turn, so a failing member is an eighth of them),
+    as the partial mesh exports them."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.fault = None
         self.totals = {}  # series key -> (value, last update)
 
-    def pair_fails(self, s, d):
+    def pair_fails(self, s, d, rail=None):
+        """Whether probes s -> d fail on rail (None: the share of rails)."""
+        if rail is None:
+            return sum(self.pair_fails(s, d, r) for r in RAILS) / len(RAILS)
         kind, what = self.fault or (None, None)
         if kind == "host":
             return what in (s, d)
+        if kind == "link":
+            return what[0] in (s, d) and rail == what[1]
         if kind == "tor":
             return (GROUP_OF[s] == what) != (GROUP_OF[d] == what)
         if kind == "path":
@@ -80,15 +93,16 @@ class Fleet:
         for peer in GROUPS[GROUP_OF[host]]:
             if peer == host:
                 continue
-            f = 1.0 if self.pair_fails(host, peer) else 0.0
-            out.append((("rnic_fabric_probes_total",
-                         f'device="mlx5_0",peer="{peer}",remote_device="mlx5_0",operation="send"'),
-                        f))
+            for rail in RAILS:
+                f = 1.0 if self.pair_fails(host, peer, rail) else 0.0
+                out.append((("rnic_fabric_probes_total",
+                             f'device="{rail}",peer="{peer}",remote_device="{rail}",'
+                             'operation="send"'), f))
         for g, members in GROUPS.items():
             if g == GROUP_OF[host]:
                 continue
             f = sum(self.pair_fails(host, m) for m in members) / len(members)
-            out.append((("rnic_fabric_group_probes_total", f'device="mlx5_0",group="{g}"'), f))
+            out.append((("rnic_fabric_group_probes_total", f'group="{g}"'), f))
         return out
 
     def _advance(self, now):
@@ -98,6 +112,10 @@ class Fleet:
                     key = (host, name, labels, result)
                     v, t = self.totals.get(key, (0.0, now))
                     self.totals[key] = (v + RATE * share * (now - t), now)
+                if name == "rnic_fabric_group_probes_total":
+                    key = (host, "rnic_fabric_group_ok_rtt_seconds_total", labels, None)
+                    v, t = self.totals.get(key, (0.0, now))
+                    self.totals[key] = (v + RTT * RATE * (1 - f) * (now - t), now)
 
     def exposition(self, host):
         with self.lock:
@@ -107,7 +125,9 @@ class Fleet:
                 if peer != host:
                     lines.append(f'rnic_fabric_peer_group_info{{peer="{peer}",group="{GROUP_OF[peer]}"}} 1')
             for (h, name, labels, result), (v, _) in sorted(self.totals.items()):
-                if h == host:
+                if h == host and result is None:
+                    lines.append(f'{name}{{{labels}}} {v:.9f}')
+                elif h == host:
                     lines.append(f'{name}{{{labels},result="{result}"}} {v:.3f}')
         return "\n".join(lines) + "\n"
 
@@ -226,12 +246,50 @@ def scaled_rules(workdir, files):
     return paths
 
 
+def check_copies():
+    """The global rules that are not merges of the shards' sums and counts
+    are the fleet group's rules verbatim (thresholds included), and the
+    global level records every series the suspect alerts read."""
+    def load(path):
+        with open(os.path.join(REPO, path)) as f:
+            return yaml.safe_load(f)["groups"]
+    fleet = {r["record"]: " ".join(r["expr"].split())
+             for g in load("dashboards/rules/rnic_fabric_rules.yaml")
+             if g["name"] == FLEET_GROUP for r in g["rules"]}
+    merged = 0
+    recorded = set()
+    for g in load("dashboards/sharding/rnic_fabric_global_rules.yaml"):
+        for r in g["rules"]:
+            name, expr = r["record"], " ".join(r["expr"].split())
+            recorded.add(name)
+            if name not in fleet:
+                raise Fail(f"global rule {name} is not a fleet rule's series")
+            if re.search(r":(\w+_sum|\w+_count|shard_count)\b", expr):
+                merged += 1
+            elif expr != fleet[name]:
+                raise Fail(f"global rule {name} differs from {FLEET_GROUP}'s:\n"
+                           f"  {expr}\n  {fleet[name]}")
+    read = set()
+    for g in load("dashboards/alerts/rnic_fabric_alerts.yaml"):
+        for r in g["rules"]:
+            if r.get("alert") in SUSPECTS:
+                read |= set(re.findall(r"\b[a-z_]+:rnic_fabric_[a-z_]+:[a-z0-9_]+", r["expr"]))
+    if len({r.get("alert") for g in load("dashboards/alerts/rnic_fabric_alerts.yaml")
+            for r in g["rules"]} & set(SUSPECTS)) != len(SUSPECTS):
+        raise Fail(f"the alerts file does not hold all of {SUSPECTS}")
+    if read - recorded:
+        raise Fail(f"the suspect alerts read series the global level lacks: {read - recorded}")
+    print(f"global rules: {merged} merges, {len(recorded) - merged} verbatim copies of "
+          f"{FLEET_GROUP}; the suspect alerts read {len(read)} of them")
+
+
 def timing(global_prom):
     """Rate window of the shipped fleet rules (as scaled) and the longest
     `for` of the suspect alerts, from the rule files as loaded."""
     window = 0.0
     with open(os.path.join(REPO, "dashboards/rules/rnic_fabric_rules.yaml")) as f:
-        text = f.read()
+        text = " ".join(r["expr"] for g in yaml.safe_load(f)["groups"]
+                        if g["name"] == FLEET_GROUP for r in g["rules"])
     units = {"s": 1, "m": 60, "h": 3600}
     for n, u in re.findall(r"\[(\d+)([smh])\]", text):
         window = max(window, int(n) * units[u] / SCALE)
@@ -241,10 +299,18 @@ def timing(global_prom):
 
 
 def run(workdir):
+    check_copies()
     with open(os.path.join(REPO, "dashboards/sharding/prometheus-shard.yml")) as f:
         shard_cfg = yaml.safe_load(f)
     with open(os.path.join(REPO, "dashboards/sharding/prometheus-global.yml")) as f:
         global_cfg = yaml.safe_load(f)
+    # The shards drop every suspect alert (they see a slice of the fleet).
+    with open(os.path.join(REPO, "dashboards/alerts/rnic_fabric_alerts.yaml")) as f:
+        alerts = [r["alert"] for g in yaml.safe_load(f)["groups"] for r in g["rules"]]
+    drop = [r for r in shard_cfg["alerting"]["alert_relabel_configs"] if r["action"] == "drop"]
+    dropped = {a for a in alerts for r in drop if re.fullmatch(r["regex"], a)}
+    if dropped != set(SUSPECTS):
+        raise Fail(f"the shards drop {sorted(dropped)}, not the suspects {SUSPECTS}")
 
     fleet = Fleet()
     ports = serve_fleet(fleet)
@@ -294,8 +360,8 @@ def suspects(glob):
 
 def key(a):
     lab = a["labels"]
-    return (lab["alertname"],) + tuple(f"{k}={lab[k]}" for k in ("peer", "src_group", "dst_group")
-                                       if k in lab)
+    return (lab["alertname"],) + tuple(
+        f"{k}={lab[k]}" for k in ("peer", "remote_device", "src_group", "dst_group") if k in lab)
 
 
 def check(fleet, shards, glob):
@@ -319,7 +385,7 @@ def check(fleet, shards, glob):
     if not split:
         raise Fail(f"no ToR has hosts in both shards: {held}")
 
-    matrix = "src_group_dst_group:rnic_fabric_probes_failed:ratio_rate5m"
+    matrix = "src_group_dst_group:rnic_fabric_probes_failed:ratio_rate1m"
 
     def matrix_is(expected, tol=0.05):
         def probe():
@@ -343,6 +409,10 @@ def check(fleet, shards, glob):
 
     wait("the global matrix: 16 ToR pairs, all healthy", matrix_is(expected_matrix()), timeout)
     wait("no suspect alert at the start", lambda: not suspects(glob), timeout)
+    rtt = "src_group_dst_group:rnic_fabric_rtt_seconds:mean_rate1m"
+    wait("the global mean RTT of the 12 ToR pairs probed per group",
+         lambda: (lambda got: len(got) == 12 and all(abs(v - RTT) < 1e-7 for _, v in got))(
+             glob.query(rtt)), timeout)
 
     def phase(fault, expected):
         fleet.set_fault(fault)
@@ -380,6 +450,11 @@ def check(fleet, shards, glob):
     # A host of a ToR split over the shards.
     host = sorted(set(GROUPS[split[0]]))[1]
     phase(("host", host), [("RnicFabricSuspectHost", f"peer={host}", f"dst_group={split[0]}")])
+    # One rail of a host of a ToR split over the shards: its link.
+    host = sorted(set(GROUPS[split[-1]]))[2]
+    phase(("link", (host, "mlx5_2")),
+          [("RnicFabricSuspectLink", f"peer={host}", "remote_device=mlx5_2",
+            f"dst_group={split[-1]}")])
     phase(("path", ("tor-a", "tor-d")),
           [("RnicFabricSuspectPath", "src_group=tor-a", "dst_group=tor-d"),
            ("RnicFabricSuspectPath", "src_group=tor-d", "dst_group=tor-a")])

@@ -158,7 +158,8 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
   }
   std::vector<int> group_bad(groups, 0);
   for (const auto& [b, _] : peer_sum) {
-    if (peer_mean(b) > t_.failing) ++group_bad[grp[b]];
+    if (peer_mean(b) > t_.failing && peer_failing[b] >= t_.host_sources)
+      ++group_bad[grp[b]];
   }
   Suspects out;
   for (const auto& [b, _] : peer_sum) {

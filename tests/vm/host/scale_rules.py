@@ -3,7 +3,7 @@
 factor, so a VM case sees the shipped alerts go pending, fire and resolve in
 seconds instead of the minutes they wait for in production. The expressions,
 thresholds and labels are the shipped ones; only time is compressed:
-`for:` and `keep_firing_for:` values, range selectors (`[5m]`, `[1h:1m]`)
+`for:` and `keep_firing_for:` values, a group's `interval:`, range selectors (`[5m]`, `[1h:1m]`)
 and `offset` durations. A range never drops below 4 s (four samples at the
 harness's 1 s scrape interval), so rate() keeps working.
 
@@ -44,7 +44,8 @@ def scale_expr(expr, factor):
 def scale_file(text, factor):
     out = []
     for line in text.splitlines(keepends=True):
-        m = re.match(r"^(\s*(?:for|keep_firing_for):\s*)(" + DURATION + r")(\s*(?:#.*)?\n?)$", line)
+        m = re.match(r"^(\s*(?:for|keep_firing_for|interval):\s*)(" + DURATION + r")(\s*(?:#.*)?\n?)$",
+                     line)
         if m:
             line = m.group(1) + scaled(m.group(2), factor, 1) + m.group(3)
         elif not line.lstrip().startswith("#"):
