@@ -102,12 +102,6 @@ signal uplink-loss-on "upb spb"
 wait_for uplink-clear 600 || fail "host never asked to clear the uplink"
 repair upb spb
 signal uplink-clear-done
-wait_for host-loss 600 || fail "host never asked for the host loss"
-loss ha2 pa2
-signal host-loss-on "ha2 pa2"
-wait_for host-clear 600 || fail "host never asked to clear the host"
-repair ha2 pa2
-signal host-clear-done
 
 wait_host 600 || fail "host side failed"
 for pid in $PIDS; do
