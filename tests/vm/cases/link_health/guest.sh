@@ -48,6 +48,7 @@ mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup || fail "mount c
 CG=/sys/fs/cgroup/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$(echo $UID_ | tr - _).slice/cri-containerd-$CID.scope
 mkdir -p "$CG" || fail "mkdir $CG"
 cat >/tmp/during.sh <<EOS
+. /usr/lib/rnicvm/lib.sh  # http_raw
 sleep 2
 http_raw "$EXPORTER_PORT" /metrics | tr -d '\r' | sed '1,/^\$/d' >/tmp/pod.txt
 EOS

@@ -52,6 +52,7 @@ say "port state equals rdma link show; no family exported twice"
 # --- 2. resources -------------------------------------------------------------
 scrape >$M/r0.txt || fail "scrape"
 cat >/tmp/during.sh <<EOS
+. /usr/lib/rnicvm/lib.sh  # http_raw
 http_raw "$EXPORTER_PORT" /metrics | tr -d '\r' | sed '1,/^\$/d' >$M/r1.txt
 rdma res show >$M/rdma-res-live.txt
 EOS
