@@ -70,8 +70,6 @@ done
 say "hosts up: $(rdma link | awk '{print $2}' | tr '\n' ' ')"
 
 sed "s/ROTATION/$MESH_ROTATION/" /case/fabric.yml >/tmp/fabric.yml
-         $0 == "" { body = 1 } END { exit (NR == 0 || bad) }'
-}
 PIDS=
 for h in $HOSTS; do
   p=$(port_of "$h")
