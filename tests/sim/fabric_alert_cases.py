@@ -170,14 +170,14 @@ def case(name, bad, fired, partial=False, rails=1, samples=()):
 
 
 def host_desc(n, peer, grp):
-    return ("%d hosts fail to probe %s (group %s) over RDMA, while the other "
-            "hosts of its group answer." % (n, peer, grp))
+    return ("%d hosts see their probes to or from %s (group %s) fail over "
+            "RDMA, while the other hosts of its group answer." % (n, peer, grp))
 
 
 def link_desc(n, peer, device, grp):
-    return ("%d hosts fail to probe %s %s (group %s) over RDMA, while its "
-            "other devices answer: the adapter port, its cable or its switch "
-            "port." % (n, peer, device, grp))
+    return ("%d hosts see their probes to or from %s %s (group %s) fail over "
+            "RDMA, while its other devices answer: the adapter port, its cable "
+            "or its switch port." % (n, peer, device, grp))
 
 
 def tor_desc(share, grp):
