@@ -3,9 +3,14 @@
 the fabric suspect alerts on a synthetic fleet of 4 groups (ToRs a-d) of 3
 hosts, one fault each: a host, one device of a host (its cable), a ToR's
 uplinks, the path between two groups, a single bad pair (which must name
-nothing), and a ToR seen through a partial mesh's per-group counters.
+nothing), and a ToR seen through a partial mesh's per-group counters; and
+on the VM case's partial mesh (a ToR of four, two of two, own-group pairs
+probed by one end): a ToR whose failures reach one group two evaluations
+after another (the path must not fire at any evaluation), and a broken
+host of the ToR of four.
 Samples every 10 s, as the fleet rules are evaluated; the fault starts at
-5m and must be named at 5m30s (3 rotation periods), not at 5m10s.
+5m and must be named at 5m30s (3 rotation periods; a path, whose `for` is
+longer, at 5m40s), not at 5m10s.
 
   fabric_alert_cases.py          write the file
   fabric_alert_cases.py --check  exit 1 when the file differs (ctest)
@@ -32,12 +37,12 @@ CONST = "1x%d" % SAMPLES
 RTT = 1e-5
 
 
-def counter(before, after):
-    """Increments of STEP per sample while `before` (until FAULT) or
+def counter(before, after, fault=FAULT):
+    """Increments of STEP per sample while `before` (until `fault`) or
     `after` (from then on) holds, else flat."""
-    first = "0+%dx%d" % (STEP if before else 0, FAULT)
-    base = STEP * FAULT if before else 0
-    rest = SAMPLES - FAULT - 1
+    first = "0+%dx%d" % (STEP if before else 0, fault)
+    base = STEP * fault if before else 0
+    rest = SAMPLES - fault - 1
     if after:
         return "%s %d+%dx%d" % (first, base + STEP, STEP, rest)
     return "%s %dx%d" % (first, base, rest)
@@ -47,25 +52,39 @@ def group(host):
     return host[0]
 
 
+def fails_from(failed):
+    """The sample a pair fails from: `failed` is False, True (FAULT) or a
+    sample number."""
+    if failed is False or failed is None:
+        return None
+    return FAULT if failed is True else failed
+
+
 def series(name, labels, values):
     text = ",".join('%s="%s"' % kv for kv in labels)
     return "      - series: '%s{%s}'\n        values: '%s'\n" % (
         name, text, values)
 
 
-def fleet(bad, partial=False, rails=1):
+def fleet(bad, partial=False, rails=1, hosts=None, detail=None):
     """Input series: every host probes every other on each rail (device i
-    to device i); `bad(src, dst, rail)` says which fail from FAULT on.
-    `partial`: every probe counts per group and only the own group's pairs
-    are per pair, as the exporter does above fabric.mesh.max_peers."""
+    to device i); `bad(src, dst, rail)` says which fail from FAULT on (or
+    from the sample it returns). `partial`: every probe counts per group
+    and only the own group's pairs are per pair, as the exporter does above
+    fabric.mesh.max_peers; `detail(src, dst)` then says which of them (by
+    default all)."""
+    hosts = hosts or HOSTS
     out = ""
-    for src in HOSTS:
+    for src in hosts:
         inst = [("job", "rnic"), ("instance", src + ":9709")]
         out += series("rnic_fabric_mesh_info",
                       inst + [("host", src), ("group", group(src))], CONST)
         per_group = {}
-        for dst in HOSTS:
+        for dst in hosts:
             if dst == src:
+                continue
+            if partial and group(dst) == group(src) and detail and \
+                    not detail(src, dst):
                 continue
             per_pair = not partial or group(dst) == group(src)
             if per_pair:
@@ -73,10 +92,12 @@ def fleet(bad, partial=False, rails=1):
                               inst + [("peer", dst), ("group", group(dst))],
                               CONST)
             for rail in range(rails):
-                failed = bad(src, dst, rail)
-                g = per_group.setdefault(group(dst), [0, 0])
+                start = fails_from(bad(src, dst, rail))
+                g = per_group.setdefault(group(dst), [0, 0, FAULT])
                 g[0] += 1
-                g[1] += 1 if failed else 0
+                if start is not None:
+                    g[1] += 1
+                    g[2] = start
                 if not per_pair:
                     continue
                 dev = "mlx5_%d" % rail
@@ -84,31 +105,32 @@ def fleet(bad, partial=False, rails=1):
                                ("remote_device", dev), ("operation", "send")]
                 out += series("rnic_fabric_probes_total",
                               pair + [("result", "ok")],
-                              counter(True, not failed))
-                if failed:
+                              counter(True, start is None, start or FAULT))
+                if start is not None:
                     out += series("rnic_fabric_probes_total",
                                   pair + [("result", "timeout")],
-                                  counter(False, True))
+                                  counter(False, True, start))
         if not partial:
             continue
-        for g, (total, failed) in sorted(per_group.items()):
+        for g, (total, failed, start) in sorted(per_group.items()):
+            # The pairs into one group fail from the same sample.
             labels = inst + [("group", g)]
             # Every ok probe takes 10 us.
             ok_before, ok_after = STEP * total * RTT, STEP * (total - failed) * RTT
             out += series("rnic_fabric_group_ok_rtt_seconds_total", labels,
                           "0+%gx%d %g+%gx%d" % (
-                              ok_before, FAULT, ok_before * FAULT + ok_after,
-                              ok_after, SAMPLES - FAULT - 1))
+                              ok_before, start, ok_before * start + ok_after,
+                              ok_after, SAMPLES - start - 1))
             out += series("rnic_fabric_group_probes_total",
                           labels + [("result", "ok")],
                           "0+%dx%d %d+%dx%d" % (
-                              STEP * total, FAULT,
-                              STEP * (total * FAULT + total - failed),
-                              STEP * (total - failed), SAMPLES - FAULT - 1))
+                              STEP * total, start,
+                              STEP * (total * start + total - failed),
+                              STEP * (total - failed), SAMPLES - start - 1))
             if failed:
                 out += series("rnic_fabric_group_probes_total",
                               labels + [("result", "timeout")],
-                              counter(False, True).replace(
+                              counter(False, True, start).replace(
                                   "%d+%d" % (STEP, STEP),
                                   "%d+%d" % (STEP * failed, STEP * failed)))
     return out
@@ -147,17 +169,38 @@ def expected(alert, fired, at):
     return out
 
 
-def case(name, bad, fired, partial=False, rails=1, samples=()):
+def case(name, bad, fired, partial=False, rails=1, samples=(), hosts=None,
+         detail=None, timeline=None):
     """`samples`: (recorded series selector, labels, value) checked at 10m,
-    the window full of the fault."""
+    the window full of the fault. `timeline`: (alert, named from) checked
+    at every evaluation from 5m to 6m instead (the rest never fires)."""
     out = "  - name: %s\n    interval: 10s\n    input_series:\n" % name
-    out += fleet(bad, partial, rails)
+    out += fleet(bad, partial, rails, hosts, detail)
     out += "    alert_rule_test:\n"
-    # Not yet one rotation period after the start; named after three.
+    if timeline:
+        alert, start = timeline
+        for sec in range(300, 370, 10):
+            at = "%dm%ds" % (sec // 60, sec % 60) if sec % 60 else "%dm" % (sec // 60)
+            for a in ALERTS:
+                if a == alert and start - 10 <= sec < start:
+                    continue  # one group evaluation apart (see below)
+                out += expected(a, fired.get(a, []) if a == alert and
+                                sec >= start else [], at)
+        return out + promql(samples)
+    # Not yet one rotation period after the start; named after three. The
+    # path's `for` is one evaluation longer, and promtool evaluates the
+    # recording and the alerting group in either order (as a Prometheus
+    # server does, concurrently), which may add one more: named at 5m40s.
     for alert in ALERTS:
         out += expected(alert, [], "5m10s")
     for alert in ALERTS:
-        out += expected(alert, fired.get(alert, []), "5m30s")
+        out += expected(alert, fired.get(alert, []),
+                        "5m40s" if alert == "RnicFabricSuspectPath" else "5m30s")
+    return out + promql(samples)
+
+
+def promql(samples):
+    out = ""
     if samples:
         out += "    promql_expr_test:\n"
     for expr, labels, value in samples:
@@ -186,8 +229,9 @@ def tor_desc(share, grp):
 
 
 def path_desc(n, src, dst):
-    return ("%d hosts of group %s fail to probe group %s while both groups "
-            "reach the others: the spine path between them." % (n, src, dst))
+    return ("%d hosts of groups %s and %s fail to probe the other group while "
+            "both groups reach the others: the spine path between them."
+            % (n, src, dst))
 
 
 def document():
@@ -236,9 +280,9 @@ def document():
         between("a", "c"),
         {"RnicFabricSuspectPath": [
             ([("src_group", "a"), ("dst_group", "c")],
-             path_desc(3, "a", "c")),
+             path_desc(6, "a", "c")),
             ([("src_group", "c"), ("dst_group", "a")],
-             path_desc(3, "c", "a"))]})
+             path_desc(6, "c", "a"))]})
     out += case(
         "A single bad pair (a1 to b1) names nothing",
         lambda s, d, r: (s, d) == ("a1", "b1"), {},
@@ -281,6 +325,44 @@ def document():
              '{instance="a1:9709",dst_group="c",result="timeout"}',
              'instance_dst_group:rnic_fabric_probes:rate1m'
              '{job="rnic",instance="a1:9709",dst_group="c",result="timeout"}', 30),
+        ])
+    # The VM case's fabric (tests/vm/cases/fabric_mesh): a ToR of four, two
+    # of two, a partial mesh whose own-group pairs are probed by one end.
+    vm_hosts = ["a1", "a2", "a3", "a4", "b1", "b2", "c1", "c2"]
+
+    def one_end(src, dst):
+        members = [h for h in vm_hosts if group(h) == group(src)]
+        m, r, q = len(members), members.index(src), members.index(dst)
+        d = (q - r) % m
+        return d <= (m - 1) // 2 or (2 * d == m and r < q)
+
+    def uplink_b(s, d, r):
+        # c's probes across b's uplink fail first, a's two evaluations
+        # later (a group whose hosts took turns probing b sees its ratio
+        # rise more slowly).
+        if {group(s), group(d)} == {"b", "c"}:
+            return True
+        return FAULT + 2 if {group(s), group(d)} == {"a", "b"} else None
+    out += case(
+        "ToR b's uplinks down, a's pairs failing 20 s after c's; the path "
+        "from c never fires, the ToR does",
+        uplink_b,
+        {"RnicFabricSuspectTor": [
+            ([("dst_group", "b")], tor_desc("66.67%", "b"))]},
+        partial=True, hosts=vm_hosts, detail=one_end,
+        timeline=("RnicFabricSuspectTor", 350))
+    out += case(
+        "A broken host of a ToR of four probed by one end per pair (a1 "
+        "probes a2, a2 probes a3 and a4) names that host alone",
+        lambda s, d, r: "a2" in (s, d),
+        {"RnicFabricSuspectHost": [
+            ([("peer", "a2"), ("dst_group", "a")], host_desc(3, "a2", "a"))]},
+        partial=True, hosts=vm_hosts, detail=one_end,
+        samples=[
+            ('peer:rnic_fabric_sources_failing:count{peer="a2"}',
+             '{peer="a2",dst_group="a"}', 3),
+            ('dst_group:rnic_fabric_peers_failing:ratio{dst_group="a"}',
+             '{dst_group="a"}', 0.25),
         ])
     return out
 

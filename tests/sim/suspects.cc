@@ -1,6 +1,9 @@
 #include "tests/sim/suspects.h"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <type_traits>
 #include <map>
 
 namespace rnic::sim {
@@ -54,7 +57,7 @@ Evaluator::Evaluator(const SimFleet& fleet, std::vector<Probe> probes,
   const std::size_t groups = static_cast<std::size_t>(fleet_.groups);
   by_host_.resize(n);
   by_group_.resize(groups);
-  sources_.assign(n, 0);
+  partners_.assign(n, 0);
   group_peers_.assign(groups, 0);
   host_group_periods_.assign(n * groups, 0);
   group_pair_hosts_.assign(groups * groups, 0);
@@ -68,7 +71,14 @@ Evaluator::Evaluator(const SimFleet& fleet, std::vector<Probe> probes,
     if (host_group_periods_[p.a * groups + grp[p.b]]++ == 0)
       ++group_pair_hosts_[grp[p.a] * groups + grp[p.b]];
     if (p.detail && pair_periods_[std::uint64_t{p.a} * n + p.b]++ == 0) {
-      if (sources_[p.b]++ == 0) ++group_peers_[grp[p.b]];
+      // A pair counts at both ends, once however many ends probe it.
+      const std::uint64_t lo = std::min(p.a, p.b);
+      const std::uint64_t hi = std::max(p.a, p.b);
+      if (partner_pairs_.insert(lo * n + hi).second) {
+        for (std::uint32_t h : {p.a, p.b}) {
+          if (partners_[h]++ == 0) ++group_peers_[grp[h]];
+        }
+      }
     }
   }
   for (std::size_t s = 0; s < groups; ++s) {
@@ -130,31 +140,49 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     }
     if (sum > 0) host_group_failed[p.a * groups + grp[p.b]] += sum / rails;
   }
-  // Per destination host and per (host, rail): mean ratio over its detail
-  // sources and how many of them see it fail.
-  std::map<int, double> peer_sum;
-  std::map<int, int> peer_failing;
-  std::map<std::pair<int, int>, double> link_sum;
-  std::map<std::pair<int, int>, int> link_failing;
+  // Per host and per (host, rail): the pairs at both ends, per (host,
+  // partner) the worse of the two directions (per rail, and over the
+  // rails), then the mean over its partners and how many see it fail.
+  struct PairEnds {
+    double all = 0;
+    std::vector<double> rail;
+  };
+  std::map<std::pair<int, int>, PairEnds> undirected;
   for (const auto& [key, failed] : pair_failed) {
+    const int a = static_cast<int>(key / n);
     const int b = static_cast<int>(key % n);
     const double total = pair_periods_.at(key);
+    auto& e = undirected[{std::min(a, b), std::max(a, b)}];
+    e.rail.resize(static_cast<std::size_t>(rails), 0.0);
     double all = 0;
     for (int r = 0; r < rails; ++r) {
       const double x = failed[static_cast<std::size_t>(r)] / total;
       all += x;
-      link_sum[{b, r}] += x;
-      if (x > t_.source) ++link_failing[{b, r}];
+      auto& y = e.rail[static_cast<std::size_t>(r)];
+      y = std::max(y, x);
     }
-    all /= rails;
-    peer_sum[b] += all;
-    if (all > t_.source) ++peer_failing[b];
+    e.all = std::max(e.all, all / rails);
   }
-  auto peer_mean = [&](int b) { return peer_sum[b] / sources_[b]; };
+  std::map<int, double> peer_sum;
+  std::map<int, int> peer_failing;
+  std::map<std::pair<int, int>, double> link_sum;
+  std::map<std::pair<int, int>, int> link_failing;
+  for (const auto& [ends, e] : undirected) {
+    for (int h : {ends.first, ends.second}) {
+      for (int r = 0; r < rails; ++r) {
+        const double x = e.rail[static_cast<std::size_t>(r)];
+        link_sum[{h, r}] += x;
+        if (x > t_.source) ++link_failing[{h, r}];
+      }
+      peer_sum[h] += e.all;
+      if (e.all > t_.source) ++peer_failing[h];
+    }
+  }
+  auto peer_mean = [&](int b) { return peer_sum[b] / partners_[b]; };
   // Share of a host's rails failing.
   std::map<int, int> rails_failing;
   for (const auto& [k, sum] : link_sum) {
-    if (sum / sources_[k.first] > t_.failing) ++rails_failing[k.first];
+    if (sum / partners_[k.first] > t_.failing) ++rails_failing[k.first];
   }
   std::vector<int> group_bad(groups, 0);
   for (const auto& [b, _] : peer_sum) {
@@ -170,7 +198,7 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
   }
   for (const auto& [k, sum] : link_sum) {
     if (link_failing[k] >= t_.host_sources &&
-        sum / sources_[k.first] > t_.failing &&
+        sum / partners_[k.first] > t_.failing &&
         2 * rails_failing[k.first] < rails)
       out.links.insert(k);
   }
@@ -217,7 +245,9 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
   for (std::size_t k : failing_pairs) {
     const std::size_t s = k / groups;
     const std::size_t d = k % groups;
-    if (s == d || gg_hosts_bad[k] < t_.path_hosts) continue;
+    // A path fails both ways: its hosts failing at both ends.
+    if (s == d || gg_hosts_bad[k] + gg_hosts_bad[d * groups + s] < t_.path_hosts)
+      continue;
     if (src_spread[s] > t_.path_spread || dst_spread[d] > t_.path_spread)
       continue;
     if (out.tors.count(static_cast<int>(s)) ||
@@ -226,6 +256,33 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
       continue;
     out.paths.insert({static_cast<int>(s), static_cast<int>(d)});
   }
+  return out;
+}
+
+Suspects Fired(const std::vector<Suspects>& evals, const Holds& h) {
+  // Evaluations that must all name an element: the one where it went
+  // pending and every one until `for` has passed.
+  auto held = [&](double for_s) {
+    return static_cast<std::size_t>(std::ceil(for_s / h.eval_s - 1e-9)) + 1;
+  };
+  auto keep = [&](auto member, double for_s) {
+    using Set = std::remove_cvref_t<decltype(evals.back().*member)>;
+    const std::size_t n = held(for_s);
+    if (evals.size() < n) return Set{};
+    Set out = evals.back().*member;
+    for (std::size_t i = evals.size() - n; i + 1 < evals.size(); ++i) {
+      const Set& at = evals[i].*member;
+      for (auto it = out.begin(); it != out.end();) {
+        it = at.count(*it) ? std::next(it) : out.erase(it);
+      }
+    }
+    return out;
+  };
+  Suspects out;
+  out.hosts = keep(&Suspects::hosts, h.host_s);
+  out.links = keep(&Suspects::links, h.link_s);
+  out.tors = keep(&Suspects::tors, h.tor_s);
+  out.paths = keep(&Suspects::paths, h.path_s);
   return out;
 }
 

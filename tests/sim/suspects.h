@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -20,8 +21,19 @@ struct Thresholds {
   double failing = 0.15;  // a ratio over the window that counts as failing
   double source = 0.05;   // a source that sees a peer fail at all
   int host_sources = 3;   // sources that must see a host or link fail
-  int path_hosts = 2;     // hosts of the source group failing into the other
+  int path_hosts = 2;     // hosts failing between the two groups, both ways
   int path_spread = 2;    // at most this many failing groups at either end
+};
+
+// The suspect alerts' `for:` and their group's evaluation interval (the
+// same numbers as the YAML): an alert fires at the evaluation where its
+// condition has held since an evaluation `for` or more before.
+struct Holds {
+  double eval_s = 10;
+  double host_s = 10;
+  double link_s = 10;
+  double tor_s = 10;
+  double path_s = 20;
 };
 
 struct SimFleet {
@@ -80,12 +92,19 @@ class Evaluator {
   std::vector<std::vector<std::uint32_t>> by_host_;      // probe indices
   std::vector<std::vector<std::uint32_t>> by_group_;     // one end in it
   std::unordered_map<std::uint64_t, int> pair_periods_;  // detail a * n + b
-  std::vector<int> sources_;              // per host: detail sources
-  std::vector<int> group_peers_;          // per group: hosts with sources
+  std::unordered_set<std::uint64_t> partner_pairs_;  // detail lo * n + hi
+  std::vector<int> partners_;  // per host: hosts of its detail pairs
+  std::vector<int> group_peers_;          // per group: hosts with partners
   std::vector<int> host_group_periods_;   // a * groups + g
   std::vector<int> group_pair_hosts_;     // s * groups + g: hosts probing
   std::vector<int> group_pairs_defined_;  // per destination group
 };
+
+// What fires at the last of `evals` (the conditions at consecutive
+// evaluations, oldest first): the elements named at every evaluation of
+// the alert's `for`.
+[[nodiscard]] Suspects Fired(const std::vector<Suspects>& evals,
+                             const Holds& h);
 
 // The alerts name exactly the faulty element; a single pair names nothing.
 [[nodiscard]] bool NamedCorrectly(const Fault& fault, const Suspects& s);
