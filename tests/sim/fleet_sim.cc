@@ -16,8 +16,10 @@
 // of the pairs that cross them, starting at some moment of the rules'
 // 1-minute rate window, and counts how often the suspect alerts' logic
 // (suspects.h) names exactly the faulty element, how long after its start
-// (the failures needed in the window, plus the alerts' `for:`), and
-// whether anything else is ever named; a single pair must name nothing.
+// (the first evaluation at which its alert fires, each alert's `for:`
+// held over the 10 s evaluations, at their best phase), and whether
+// anything else fires at any evaluation of any phase; a single pair must
+// name nothing.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

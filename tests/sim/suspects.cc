@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
-#include <type_traits>
 #include <map>
+#include <type_traits>
 
 namespace rnic::sim {
 namespace {
@@ -246,7 +246,8 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     const std::size_t s = k / groups;
     const std::size_t d = k % groups;
     // A path fails both ways: its hosts failing at both ends.
-    if (s == d || gg_hosts_bad[k] + gg_hosts_bad[d * groups + s] < t_.path_hosts)
+    if (s == d ||
+        gg_hosts_bad[k] + gg_hosts_bad[d * groups + s] < t_.path_hosts)
       continue;
     if (src_spread[s] > t_.path_spread || dst_spread[d] > t_.path_spread)
       continue;

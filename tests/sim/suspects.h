@@ -92,8 +92,8 @@ class Evaluator {
   std::vector<std::vector<std::uint32_t>> by_host_;      // probe indices
   std::vector<std::vector<std::uint32_t>> by_group_;     // one end in it
   std::unordered_map<std::uint64_t, int> pair_periods_;  // detail a * n + b
-  std::unordered_set<std::uint64_t> partner_pairs_;  // detail lo * n + hi
-  std::vector<int> partners_;  // per host: hosts of its detail pairs
+  std::unordered_set<std::uint64_t> partner_pairs_;      // detail lo * n + hi
+  std::vector<int> partners_;             // per host: hosts of its detail pairs
   std::vector<int> group_peers_;          // per group: hosts with partners
   std::vector<int> host_group_periods_;   // a * groups + g
   std::vector<int> group_pair_hosts_;     // s * groups + g: hosts probing
