@@ -350,7 +350,17 @@ def document():
         {"RnicFabricSuspectTor": [
             ([("dst_group", "b")], tor_desc("66.67%", "b"))]},
         partial=True, hosts=vm_hosts, detail=one_end,
-        timeline=("RnicFabricSuspectTor", 350))
+        timeline=("RnicFabricSuspectTor", 350),
+        samples=[
+            # a and c of the groups a, b (itself) and c fail into b.
+            ('dst_group:rnic_fabric_group_pairs_failing:ratio{dst_group="b"}',
+             '{dst_group="b"}', 0.667),
+            ('dst_group:rnic_fabric_group_pairs_failing:count{dst_group="b"}',
+             '{dst_group="b"}', 2),
+            ('src_group_dst_group:rnic_fabric_hosts_failing:count'
+             '{src_group="c",dst_group="b"}',
+             '{src_group="c",dst_group="b"}', 2),
+        ])
     out += case(
         "A broken host of a ToR of four probed by one end per pair (a1 "
         "probes a2, a2 probes a3 and a4) names that host alone",
@@ -361,6 +371,16 @@ def document():
         samples=[
             ('peer:rnic_fabric_sources_failing:count{peer="a2"}',
              '{peer="a2",dst_group="a"}', 3),
+            # a2's pairs at both ends: a1 probes it, it probes a3 and a4.
+            ('count(peer_partner:rnic_fabric_probes_failed:ratio_rate1m'
+             '{peer="a2"} == 1)', '{}', 3),
+            ('peer_remote_device_partner:rnic_fabric_probes_failed:'
+             'ratio_rate1m{peer="a2",partner="a3"}',
+             '{peer="a2",remote_device="mlx5_0",dst_group="a",partner="a3"}', 1),
+            ('instance_device_peer:rnic_fabric_probes_failed:ratio_rate1m'
+             '{instance="a2:9709",peer="a3"}',
+             '{job="rnic",instance="a2:9709",device="mlx5_0",peer="a3",'
+             'dst_group="a"}', 1),
             ('dst_group:rnic_fabric_peers_failing:ratio{dst_group="a"}',
              '{dst_group="a"}', 0.25),
         ])
