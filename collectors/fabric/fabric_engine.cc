@@ -1,7 +1,6 @@
 #include "collectors/fabric/fabric_engine.h"
 
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -332,7 +331,7 @@ void FabricEngine::MergeLive(Clock::time_point now,
     }
   }
   LiveExclusions ex;
-  ex.own_pid = static_cast<std::int64_t>(::getpid());
+  ex.own_pids = OwnThreadIds();
   ex.fabric_port = port_;
   if (deps_.self_names) ex.own_ips = deps_.self_names();
   for (const auto& a : local) ex.own_ips.insert(a.ip);

@@ -1,7 +1,11 @@
 #include "collectors/fabric/live_peers.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <filesystem>
 
 #include <arpa/inet.h>
 
@@ -71,6 +75,19 @@ Result<std::vector<LiveConnection>> ReadLiveConnections(
   return out;
 }
 
+std::set<std::int64_t> OwnThreadIds() {
+  std::set<std::int64_t> out = {static_cast<std::int64_t>(::getpid())};
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const std::string name = e.path().filename().string();
+    std::int64_t tid = 0;
+    auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    if (err == std::errc() && p == name.data() + name.size()) out.insert(tid);
+  }
+  return out;
+}
+
 LiveReader KernelLiveReader() {
   return []() -> Result<std::vector<LiveConnection>> {
     // A socket per dump (every refresh interval), closed after it: the
@@ -87,7 +104,7 @@ LiveSelection SelectLivePeers(std::span<const LiveConnection> connections,
                               int max_peers) {
   std::map<std::string, LivePeer> by_host;
   for (const auto& c : connections) {
-    if (ex.own_pid >= 0 && c.pid == ex.own_pid) continue;
+    if (c.pid >= 0 && ex.own_pids.count(c.pid) > 0) continue;
     if (ex.fabric_port != 0 &&
         (c.local_port == ex.fabric_port || c.remote_port == ex.fabric_port))
       continue;

@@ -39,14 +39,18 @@ using LiveReader = std::function<Result<std::vector<LiveConnection>>()>;
 // RES_CM_ID_GET dump of each).
 [[nodiscard]] Result<std::vector<LiveConnection>> ReadLiveConnections(
     nl::NetlinkTransport& t);
+// The ids of this process's threads (/proc/self/task) and the process id.
+[[nodiscard]] std::set<std::int64_t> OwnThreadIds();
 // Reads the kernel: opens NETLINK_RDMA, lists the devices, dumps their IDs.
 [[nodiscard]] LiveReader KernelLiveReader();
 
 // What is not an application's connection to another host.
 struct LiveExclusions {
-  // This exporter's pid: its probes and the connections its responder
-  // accepted (as the kernel reports pids in this process's namespace).
-  std::int64_t own_pid = -1;
+  // This exporter's threads: its probes and the connections its responder
+  // accepted. The kernel names an ID's owner by the thread that made it
+  // (the probe's and the responder's threads, not the process id), in
+  // this process's PID namespace.
+  std::set<std::int64_t> own_pids;
   // The fabric probe's rdma_cm port: probes of any exporter on this host.
   int fabric_port = 0;
   // This host's own addresses (its RDMA addresses and host addresses):

@@ -120,11 +120,11 @@ int main(int argc, char** argv) {
       std::printf("connected %zu\n", held.size());
       std::fflush(stdout);
     }
-    rdma_destroy_ep(listen);
   }
-  for (rdma_cm_id* id : held) {
-    rdma_disconnect(id);
-    rdma_destroy_ep(id);
-  }
+  // No rdma_disconnect(): it waits for the other side's reply, which a
+  // peer that handles no events (this server) sends only when the CM
+  // gives up, minutes later. The kernel disconnects what the process held
+  // when it exits.
+  std::printf("holding %zu, exiting\n", held.size());
   return 0;
 }
