@@ -256,7 +256,9 @@ void FabricStats::SetLivePeers(std::size_t found, std::size_t probed) {
   live_failures_.Add({});
 }
 
-void FabricStats::RecordLiveDumpFailure() { live_failures_.Add({}).Increment(); }
+void FabricStats::RecordLiveDumpFailure() {
+  live_failures_.Add({}).Increment();
+}
 
 void FabricStats::SetGrouped(std::map<PairKey, GroupedPair> pairs) {
   std::lock_guard g(mu_);

@@ -1,13 +1,12 @@
 #include "collectors/fabric/live_peers.h"
 
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <filesystem>
-
-#include <arpa/inet.h>
 
 #include "collectors/nl/cm_id_dump.h"
 #include "collectors/nl/kernel_transport.h"
@@ -19,7 +18,9 @@ namespace {
 bool Loopback(const std::string& ip) {
   return ip.rfind("127.", 0) == 0 || ip == "::1";
 }
-bool Unspecified(const std::string& ip) { return ip == "0.0.0.0" || ip == "::"; }
+bool Unspecified(const std::string& ip) {
+  return ip == "0.0.0.0" || ip == "::";
+}
 // fe80::/10: reachable only with an interface scope, which neither the
 // exchange nor rdma_cm's resolution is given.
 bool LinkLocal6(const std::string& ip) {
@@ -82,7 +83,8 @@ std::set<std::int64_t> OwnThreadIds() {
        std::filesystem::directory_iterator("/proc/self/task", ec)) {
     const std::string name = e.path().filename().string();
     std::int64_t tid = 0;
-    auto [p, err] = std::from_chars(name.data(), name.data() + name.size(), tid);
+    auto [p, err] =
+        std::from_chars(name.data(), name.data() + name.size(), tid);
     if (err == std::errc() && p == name.data() + name.size()) out.insert(tid);
   }
   return out;

@@ -12,8 +12,8 @@ namespace rnic::nl {
 
 const char* CmStateName(std::uint8_t state) {
   static constexpr const char* kNames[] = {
-      "IDLE",           "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",
-      "ROUTE_RESOLVED", "CONNECT",    "DISCONNECT",    "ADDR_BOUND",
+      "IDLE",           "ADDR_QUERY",     "ADDR_RESOLVED", "ROUTE_QUERY",
+      "ROUTE_RESOLVED", "CONNECT",        "DISCONNECT",    "ADDR_BOUND",
       "LISTEN",         "DEVICE_REMOVAL", "DESTROYING"};
   return state < std::size(kNames) ? kNames[state] : nullptr;
 }
@@ -25,8 +25,7 @@ std::optional<CmAddress> ParseCmAddress(std::span<const std::uint8_t> p) {
   if (p.size() < 4) return std::nullopt;
   std::uint16_t family = 0;
   std::memcpy(&family, p.data(), sizeof family);
-  const std::uint16_t port =
-      static_cast<std::uint16_t>((p[2] << 8) | p[3]);
+  const std::uint16_t port = static_cast<std::uint16_t>((p[2] << 8) | p[3]);
   char text[INET6_ADDRSTRLEN] = {};
   if (family == AF_INET) {
     if (p.size() < 8) return std::nullopt;

@@ -81,8 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
       break;
     case 14:  // the rdma_cm IDs (the fabric probe's live peers)
       (void)DumpCmIds(t, 1, [&](const CmIdEntry& e) {
-        sink += e.owner.kern_name.size() + e.port +
-                (e.dst ? e.dst->ip.size() : 0);
+        sink +=
+            e.owner.kern_name.size() + e.port + (e.dst ? e.dst->ip.size() : 0);
       });
       break;
     default: {  // 9..13: the resource dumps

@@ -1,11 +1,11 @@
 // rnic_netlink_recorder OUTDIR
 //
 // Runs one scrape of the netlink_stat and netlink_resource collectors and
-// the rdma_cm ID dump of every device against the real kernel and writes the raw bytes of every reply to
-// OUTDIR/<request key>.bin (the files ReplayTransport loads), the comm of
-// every pid the replies name to OUTDIR/proc/<pid>/comm, and the resulting
-// metrics to OUTDIR/metrics.txt. Run it inside the Soft-RoCE VM to make
-// fixtures for tests/fixtures/netlink/.
+// the rdma_cm ID dump of every device against the real kernel and writes the
+// raw bytes of every reply to OUTDIR/<request key>.bin (the files
+// ReplayTransport loads), the comm of every pid the replies name to
+// OUTDIR/proc/<pid>/comm, and the resulting metrics to OUTDIR/metrics.txt. Run
+// it inside the Soft-RoCE VM to make fixtures for tests/fixtures/netlink/.
 #include <prometheus/text_serializer.h>
 
 #include <chrono>

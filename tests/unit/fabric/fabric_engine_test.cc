@@ -5,6 +5,7 @@
 #include "collectors/fabric/fabric_engine.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,8 +13,6 @@
 #include <set>
 #include <thread>
 #include <utility>
-
-#include <unistd.h>
 
 namespace rnic::fabric {
 namespace {
@@ -333,8 +332,9 @@ TEST(FabricEngineTest, LivePeersAreProbedAndLeaveWithTheirConnections) {
                       std::chrono::milliseconds) -> Result<std::string> {
     std::lock_guard g(mu);
     asked.insert(host + ":" + std::to_string(port));
-    return AddressesToJson(
-        {kDefaultPort, host == "192.0.2.9" ? "b9" : "b7", {{"mlx5_0", host, 24}}});
+    return AddressesToJson({kDefaultPort,
+                            host == "192.0.2.9" ? "b9" : "b7",
+                            {{"mlx5_0", host, 24}}});
   };
   FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
   engine.Start();

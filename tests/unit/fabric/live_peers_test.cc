@@ -34,7 +34,7 @@ TEST(LivePeersTest, OwnProbeConnectionsLoopbackAndOwnAddressesAreLeftOut) {
       Conn("10.0.3.1", 7174, 200),          // an application: kept
       Conn("10.0.3.5", 18530, 100),         // this exporter's probe
       Conn("10.0.3.6", 40001, 101, 18530),  // a probe its responder accepted
-      Conn("10.0.3.4", 7174, 101),  // this exporter's threads, any port
+      Conn("10.0.3.4", 7174, 101),          // this exporter's threads, any port
       Conn("10.0.3.7", 18530, 300),  // another exporter's probe on this host
       Conn("10.0.3.8", 40002, 300, 18530),  // ... and its responder's
       Conn("127.0.0.1", 7174, 200),         // loopback
@@ -53,11 +53,10 @@ TEST(LivePeersTest, OwnProbeConnectionsLoopbackAndOwnAddressesAreLeftOut) {
 TEST(LivePeersTest, AddressesMapToTheirPeerRankedByConnectionsAndBounded) {
   LiveExclusions ex;
   // node-b announced two rails; node-c is named by its address.
-  const std::map<std::string, std::string> known = {
-      {"node-b", "node-b"},
-      {"10.0.3.1", "node-b"},
-      {"10.0.4.1", "node-b"},
-      {"10.0.3.3", "10.0.3.3"}};
+  const std::map<std::string, std::string> known = {{"node-b", "node-b"},
+                                                    {"10.0.3.1", "node-b"},
+                                                    {"10.0.4.1", "node-b"},
+                                                    {"10.0.3.3", "10.0.3.3"}};
   std::vector<LiveConnection> conns = {
       Conn("10.0.3.1", 7174, 2), Conn("10.0.4.1", 7174, 2),  // node-b: 2
       Conn("10.0.3.3", 7174, 2),                             // peer 10.0.3.3
@@ -92,8 +91,7 @@ TEST(LivePeersTest, FullMeshAddsLivePeersFirstWithinMaxPeers) {
                      false, 4);
   EXPECT_EQ(m.targets, (std::vector<std::string>{"x", "b", "a", "c"}));
   // max_peers 0: no bound.
-  m = MergeLivePeers(std::vector<std::string>{"x", "y"}, targets, {}, false,
-                     0);
+  m = MergeLivePeers(std::vector<std::string>{"x", "y"}, targets, {}, false, 0);
   EXPECT_EQ(m.targets.size(), 5u);
   // No live peers: the schedule as it is.
   m = MergeLivePeers(std::vector<std::string>{}, targets, {}, false, 4);
@@ -113,8 +111,8 @@ TEST(LivePeersTest, PartialMeshLivePeersTakeCrossGroupSlotsOnly) {
   EXPECT_EQ(m.targets, (std::vector<std::string>{"x", "c2", "y", "o1", "o2"}));
   EXPECT_EQ(m.dropped, (std::set<std::string>{"c1", "c3"}));
   // More live peers than other-group slots: the own group keeps its slots.
-  m = MergeLivePeers(std::vector<std::string>{"x", "y", "z", "w"}, targets,
-                     own, true, 64);
+  m = MergeLivePeers(std::vector<std::string>{"x", "y", "z", "w"}, targets, own,
+                     true, 64);
   EXPECT_EQ(m.targets, (std::vector<std::string>{"x", "y", "z", "o1", "o2"}));
   EXPECT_EQ(m.live.size(), 3u);
   // A live peer of the own group is kept and moves first.

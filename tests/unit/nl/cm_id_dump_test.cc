@@ -45,8 +45,7 @@ std::vector<std::uint8_t> V6(const char* ip, std::uint16_t port) {
   return ss;
 }
 
-std::vector<CmIdEntry> Dump(ReplayTransport& t, std::uint32_t dev,
-                            Status* st) {
+std::vector<CmIdEntry> Dump(ReplayTransport& t, std::uint32_t dev, Status* st) {
   std::vector<CmIdEntry> out;
   *st = DumpCmIds(t, dev, [&](const CmIdEntry& e) {
     out.push_back(e);
@@ -173,8 +172,10 @@ TEST(CmIdDumpTest, CaptureEqualsIproute2) {
     EXPECT_EQ(w.at("ps"), id.ps == kPsTcp ? "TCP" : "?");
     EXPECT_EQ(w.at("pid"), std::to_string(id.owner.pid.value_or(0)));
     ASSERT_TRUE(id.src && id.dst);
-    EXPECT_EQ(w.at("src-addr"), id.src->ip + ":" + std::to_string(id.src->port));
-    EXPECT_EQ(w.at("dst-addr"), id.dst->ip + ":" + std::to_string(id.dst->port));
+    EXPECT_EQ(w.at("src-addr"),
+              id.src->ip + ":" + std::to_string(id.src->port));
+    EXPECT_EQ(w.at("dst-addr"),
+              id.dst->ip + ":" + std::to_string(id.dst->port));
     if (w.count("lqpn") > 0) {
       EXPECT_EQ(w.at("lqpn"), std::to_string(id.lqpn.value_or(0)));
       EXPECT_EQ(id.qp_type, 2);  // RC
