@@ -348,6 +348,15 @@ void FabricEngine::MergeLive(Clock::time_point now,
       for (const auto& a : r->second.addresses.addresses)
         known.emplace(a.ip, p.host);
     }
+    // A live peer outside the peer set is one host too, whichever of its
+    // announced addresses (rails) the connections go to: the first ranked
+    // name takes them all.
+    for (const auto& p : live_specs_) {
+      auto r = remotes_.find(p.host);
+      if (r == remotes_.end() || !r->second.known) continue;
+      for (const auto& a : r->second.addresses.addresses)
+        known.emplace(a.ip, p.host);
+    }
     sel = SelectLivePeers(live_conns_, ex, known, cfg_.live_peers.max_peers);
   }
   std::vector<std::string> ranked;
@@ -361,9 +370,14 @@ void FabricEngine::MergeLive(Clock::time_point now,
   const LiveMerge m = MergeLivePeers(ranked, mesh.targets, own, mesh.partial,
                                      cfg_.mesh.max_peers);
   std::vector<PeerSpec> specs;
-  for (const auto& p : sel.peers) {
-    if (!p.in_peer_set && m.live.count(p.host) > 0)
-      specs.push_back({p.host, 0, {}});
+  {
+    std::lock_guard g(mu_);
+    for (const auto& p : sel.peers) {
+      const bool in_set =
+          std::any_of(peers_.begin(), peers_.end(),
+                      [&](const PeerSpec& x) { return x.host == p.host; });
+      if (!in_set && m.live.count(p.host) > 0) specs.push_back({p.host, 0, {}});
+    }
   }
   {
     std::lock_guard g(mu_);

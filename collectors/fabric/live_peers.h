@@ -59,8 +59,8 @@ struct LiveExclusions {
 };
 
 struct LivePeer {
-  std::string host;  // the peer set's name for it, or the remote address
-  bool in_peer_set = false;
+  std::string host;          // the name `known` gives it, or the remote address
+  bool in_peer_set = false;  // named by `known`
   int connections = 0;
   bool operator==(const LivePeer&) const = default;
 };
@@ -73,8 +73,9 @@ struct LiveSelection {
 // Groups the connections by remote host and keeps the `max_peers` with the
 // most connections (ties: by name), leaving out the excluded ones, loopback,
 // unspecified and IPv6 link-local addresses. `known` maps an address to
-// the peer-set host that has it (its host, or an RDMA address it announced
-// in /fabric/addresses); other addresses are peers of their own.
+// the host that has it (a peer-set host by its name or an RDMA address it
+// announced in /fabric/addresses; a live peer by the other addresses it
+// announced); other addresses are peers of their own.
 [[nodiscard]] LiveSelection SelectLivePeers(
     std::span<const LiveConnection> connections, const LiveExclusions& ex,
     const std::map<std::string, std::string>& known, int max_peers);
