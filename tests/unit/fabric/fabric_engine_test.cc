@@ -379,6 +379,60 @@ TEST(FabricEngineTest, LivePeersAreProbedAndLeaveWithTheirConnections) {
   engine.Stop();
 }
 
+// In a partial mesh a live peer of the peer set takes the slot of the
+// period's other-group peer: the host probes as many peers as the schedule
+// planned, the live one per pair (counters, no histogram) and in its group.
+TEST(FabricEngineTest, PartialMeshLivePeerTakesTheOtherGroupSlot) {
+  FabricConfig cfg;
+  for (int g = 0; g < 4; ++g) {
+    for (int h = 0; h < 5; ++h) {
+      cfg.peers.push_back({"192.0.2." + std::to_string(10 + 5 * g + h),
+                           0,
+                           {{"tor", "t" + std::to_string(g)}}});
+    }
+  }
+  // 19 peers: 2 of the own group and 1 other per period.
+  cfg.mesh.max_peers = 6;
+  cfg.mesh.representatives = 1;
+  cfg.mesh.rotation = std::chrono::hours(24);
+  cfg.live_peers.enabled = true;
+  cfg.interval = std::chrono::milliseconds(50);
+  cfg.connect_timeout = std::chrono::milliseconds(50);
+  cfg.backoff_initial = std::chrono::milliseconds(10);
+  cfg.backoff_max = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  auto stats = std::make_shared<FabricStats>();
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.10", 24}};
+  };
+  deps.self_names = [] { return std::set<std::string>{"192.0.2.10"}; };
+  deps.group = "t0";
+  deps.http_get = [&](const std::string& host, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    return AddressesToJson({kDefaultPort, "", {{"mlx5_0", host, 24}}, ""});
+  };
+  // An application's two connections into group t2.
+  deps.live = []() -> Result<std::vector<LiveConnection>> {
+    return std::vector<LiveConnection>{
+        {"192.0.2.10", 40000, "192.0.2.23", 7174, 1},
+        {"192.0.2.10", 40001, "192.0.2.23", 7175, 1}};
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
+  engine.Start();
+  const PairKey live{"mlx5_0", "192.0.2.23", "mlx5_0"};
+  ASSERT_TRUE(WaitFor([&] {
+    return stats->Probes(live, Operation::kSend, "not_connected") >= 2;
+  }));
+  engine.Stop();
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_live_peers"), 1);
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_live_peers_probed"), 1);
+  // 2 own-group peers and the live one in the other group's slot.
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_scheduled_peers"), 3);
+  EXPECT_FALSE(stats->Rtt(live, Operation::kSend, 64).has_value());
+  EXPECT_GE(stats->GroupProbes("t2", "not_connected"), 2);
+}
+
 // Without --collector.fabric.group a host announces no group: peers take
 // its first address's subnet, and exporters that predate the key keep
 // reading its answers.
