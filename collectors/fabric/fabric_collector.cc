@@ -143,6 +143,7 @@ CollectorSpec MakeFabricCollectorSpec() {
         fabric::MakeLocalReader(model, args.Regex("devices")),
         fabric::SystemResolver(), (*client)->AsHttpGet(), fabric::SelfNames,
         group};
+    if (cfg->live_peers.enabled) deps.live = fabric::KernelLiveReader();
     auto engine = std::make_unique<fabric::FabricEngine>(
         *cfg, static_cast<int>(args.Int("port")),
         static_cast<int>(args.Int("tos")), stats, std::move(deps));

@@ -216,6 +216,17 @@ config::Value<MeshConfig> Mesh() {
   return config::Map(std::move(s));
 }
 
+config::Value<LivePeersConfig> LivePeers() {
+  using L = LivePeersConfig;
+  config::MapSchema<L> s;
+  s.Key("enabled", &L::enabled, config::Bool(),
+        "probe the hosts of this host's established rdma_cm connections "
+        "first");
+  s.Key("max_peers", &L::max_peers, config::Int<int>(1, 1024),
+        "live peers kept, the most connected first");
+  return config::Map(std::move(s));
+}
+
 // The `fabric:` keys, each declared once (collectors/common/config_schema.h).
 const config::Section<FabricConfig>& Schema() {
   static const config::Section<FabricConfig> section = [] {
@@ -274,6 +285,9 @@ const config::Section<FabricConfig>& Schema() {
     s.Key("mesh", &C::mesh, Mesh(),
           "partial mesh of large fleets "
           "([details](collectors/fabric/README.md#large-fleets))");
+    s.Key("live_peers", &C::live_peers, LivePeers(),
+          "peers from this host's own RDMA connections "
+          "([details](collectors/fabric/README.md#live-peers))");
     s.Then([](C& c, const std::string& where) -> Status {
       if (!c.exchange_https && c.exchange_tls != ExchangeTlsConfig{}) {
         return KeyError(where + ".exchange_tls_config",

@@ -69,6 +69,14 @@ struct MeshConfig {
   bool operator==(const MeshConfig&) const = default;
 };
 
+// Peers taken from this host's established rdma_cm connections
+// (live_peers.h): the hosts its applications talk to, probed first.
+struct LivePeersConfig {
+  bool enabled = false;
+  int max_peers = 8;  // hosts kept, the most connected first
+  bool operator==(const LivePeersConfig&) const = default;
+};
+
 struct FabricConfig {
   bool enabled = true;
   std::vector<PeerSpec> peers;               // static list
@@ -100,6 +108,7 @@ struct FabricConfig {
   bool intra_host = true;  // probe between this host's own devices too
   std::string group_by;    // peer label histograms are aggregated by
   MeshConfig mesh;
+  LivePeersConfig live_peers;
 
   [[nodiscard]] std::uint32_t MaxSize() const;
   [[nodiscard]] bool Wants(probe::Operation op) const;

@@ -29,6 +29,17 @@ constexpr std::chrono::milliseconds kExchangeTimeout{2000};
 // tens to hundreds of milliseconds, scrape timeouts are seconds.
 constexpr std::chrono::milliseconds kProbeQueueWait{1000};
 
+// A peer's group from what it announced: its group, else its first
+// address's subnet (by device name); "" when it announced nothing.
+std::string AnnouncedGroup(const HostAddresses& a) {
+  if (!a.group.empty()) return a.group;
+  if (a.addresses.empty()) return "";
+  return SubnetOf(*std::min_element(
+      a.addresses.begin(), a.addresses.end(), [](const auto& x, const auto& y) {
+        return std::tie(x.device, x.ip) < std::tie(y.device, y.ip);
+      }));
+}
+
 }  // namespace
 
 FabricEngine::FabricEngine(FabricConfig cfg, int port, int tos,
@@ -114,7 +125,7 @@ void FabricEngine::Exchange(Clock::time_point now,
   std::vector<PeerSpec> peers;
   {
     std::lock_guard g(mu_);
-    for (const auto& p : peers_) {
+    for (const auto& p : AllPeersLocked()) {
       if (hosts.count(p.host) > 0) peers.push_back(p);
     }
   }
@@ -176,16 +187,7 @@ FabricEngine::MeshView FabricEngine::Plan(
         group = l->second;
       } else if (auto r = remotes_.find(p.host);
                  r != remotes_.end() && r->second.known) {
-        const auto& a = r->second.addresses;
-        if (!a.group.empty()) {
-          group = a.group;
-        } else if (!a.addresses.empty()) {
-          group = SubnetOf(*std::min_element(
-              a.addresses.begin(), a.addresses.end(),
-              [](const auto& x, const auto& y) {
-                return std::tie(x.device, x.ip) < std::tie(y.device, y.ip);
-              }));
-        }
+        group = AnnouncedGroup(r->second.addresses);
       }
       if (self.empty() && names.count(p.host) > 0) {
         self = p.host;
@@ -279,7 +281,7 @@ std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
     }
   };
   std::lock_guard g(mu_);
-  for (const auto& p : peers_) {
+  for (const auto& p : AllPeersLocked()) {
     if (targets.count(p.host) == 0) continue;
     auto it = remotes_.find(p.host);
     if (it == remotes_.end() || !it->second.known) continue;
@@ -304,6 +306,126 @@ std::map<FabricEngine::LinkKey, std::string> FabricEngine::WantedLinks(
   return out;
 }
 
+std::vector<PeerSpec> FabricEngine::AllPeersLocked() const {
+  std::vector<PeerSpec> all = peers_;
+  all.insert(all.end(), live_specs_.begin(), live_specs_.end());
+  return all;
+}
+
+void FabricEngine::MergeLive(Clock::time_point now,
+                             const std::vector<DeviceAddress>& local,
+                             MeshView& mesh) {
+  if (!deps_.live || !cfg_.live_peers.enabled) return;
+  if (now >= next_live_) {
+    next_live_ = now + cfg_.refresh;
+    auto conns = deps_.live();
+    if (!conns) {
+      // This source only: the last good list stays, the probe goes on.
+      stats_->RecordLiveDumpFailure();
+      log_.Log(spdlog::level::warn, "live",
+               "live peers: dump of this host's rdma_cm connections failed",
+               conns.error());
+    } else {
+      log_.Clear("live");
+      live_conns_ = std::move(*conns);
+    }
+  }
+  LiveExclusions ex;
+  ex.own_pids = OwnThreadIds();
+  ex.fabric_port = port_;
+  if (deps_.self_names) ex.own_ips = deps_.self_names();
+  for (const auto& a : local) ex.own_ips.insert(a.ip);
+  // An address names a peer of the peer set when it is the peer's host or
+  // one of the RDMA addresses it announced.
+  std::map<std::string, std::string> known;
+  LiveSelection sel;
+  {
+    std::lock_guard g(mu_);
+    for (const auto& p : peers_) {
+      known.emplace(p.host, p.host);
+      auto r = remotes_.find(p.host);
+      if (r == remotes_.end() || !r->second.known) continue;
+      for (const auto& a : r->second.addresses.addresses)
+        known.emplace(a.ip, p.host);
+    }
+    // A live peer outside the peer set is one host too, whichever of its
+    // announced addresses (rails) the connections go to: the first ranked
+    // name takes them all.
+    for (const auto& p : live_specs_) {
+      auto r = remotes_.find(p.host);
+      if (r == remotes_.end() || !r->second.known) continue;
+      for (const auto& a : r->second.addresses.addresses)
+        known.emplace(a.ip, p.host);
+    }
+    sel = SelectLivePeers(live_conns_, ex, known, cfg_.live_peers.max_peers);
+  }
+  std::vector<std::string> ranked;
+  for (const auto& p : sel.peers) ranked.push_back(p.host);
+  std::set<std::string> own;
+  if (mesh.partial) {
+    for (const auto& [h, grp] : mesh.grouped) {
+      if (grp == mesh.group) own.insert(h);
+    }
+  }
+  const LiveMerge m = MergeLivePeers(ranked, mesh.targets, own, mesh.partial,
+                                     cfg_.mesh.max_peers);
+  std::vector<PeerSpec> specs;
+  {
+    std::lock_guard g(mu_);
+    for (const auto& p : sel.peers) {
+      const bool in_set =
+          std::any_of(peers_.begin(), peers_.end(),
+                      [&](const PeerSpec& x) { return x.host == p.host; });
+      if (!in_set && m.live.count(p.host) > 0) specs.push_back({p.host, 0, {}});
+    }
+  }
+  {
+    std::lock_guard g(mu_);
+    // A live peer outside the peer set that went away leaves with its
+    // address and exchange series (its pairs leave with the targets).
+    for (const auto& old : live_specs_) {
+      const bool kept = std::any_of(specs.begin(), specs.end(), [&](auto& n) {
+        return n.host == old.host;
+      });
+      const bool in_set =
+          std::any_of(peers_.begin(), peers_.end(),
+                      [&](const PeerSpec& p) { return p.host == old.host; });
+      if (!kept && !in_set) {
+        remotes_.erase(old.host);
+        stats_->ForgetPeer(old.host);
+      }
+    }
+    live_specs_ = std::move(specs);
+    for (const auto& h : m.dropped) {
+      mesh.grouped.erase(h);
+      mesh.detail.erase(h);
+    }
+    for (const auto& h : m.targets) {
+      if (m.live.count(h) == 0) continue;
+      mesh.live.push_back(h);
+      mesh.exchange.insert(h);
+      if (!mesh.partial) continue;
+      // In a partial mesh a live peer counts in its group and keeps
+      // per-pair counters (no histograms), as the own group's detail peers.
+      std::string grp;
+      if (auto c = mesh.grouped.find(h); c != mesh.grouped.end()) {
+        grp = c->second;
+      } else if (auto mm = std::find_if(
+                     mesh_members_.begin(), mesh_members_.end(),
+                     [&](const MeshMember& x) { return x.host == h; });
+                 mm != mesh_members_.end()) {
+        grp = mm->group;
+      } else if (auto r = remotes_.find(h); r != remotes_.end()) {
+        grp = AnnouncedGroup(r->second.addresses);
+      }
+      mesh.grouped[h] = grp;
+      mesh.detail.insert(h);
+    }
+  }
+  mesh.targets = std::set<std::string>(m.targets.begin(), m.targets.end());
+  stats_->SetLivePeers(sel.found, m.live.size());
+}
+
 void FabricEngine::Round() {
   const auto now = Clock::now();
   sources_.Refresh(now);
@@ -313,7 +435,7 @@ void FabricEngine::Round() {
     local_ = local;
     peers_ = sources_.peers();
     std::set<std::string> hosts;
-    for (const auto& p : peers_) hosts.insert(p.host);
+    for (const auto& p : AllPeersLocked()) hosts.insert(p.host);
     for (auto it = remotes_.begin(); it != remotes_.end();) {
       if (hosts.count(it->first) == 0) {
         stats_->ForgetPeer(it->first);
@@ -324,7 +446,8 @@ void FabricEngine::Round() {
     }
   }
   responder_.SetAddresses(local);
-  const MeshView mesh = Plan(local);
+  MeshView mesh = Plan(local);
+  MergeLive(now, local, mesh);
   Exchange(now, mesh.exchange);
   // Who may connect to the responder: the peers' management addresses and
   // the RDMA addresses they announced (kept from earlier periods, and
@@ -337,7 +460,7 @@ void FabricEngine::Round() {
   std::set<std::string> allowed;
   {
     std::lock_guard g(mu_);
-    for (const auto& p : peers_) {
+    for (const auto& p : AllPeersLocked()) {
       allowed.insert(p.host);
       auto it = remotes_.find(p.host);
       if (it == remotes_.end()) continue;
@@ -379,6 +502,17 @@ void FabricEngine::Round() {
         (!mesh.partial || mesh.detail.count(m.host) > 0))
       peer_groups.emplace(m.host, m.group);
   }
+  // Live peers outside the peer set (per pair in either mesh).
+  for (const auto& h : mesh.live) {
+    if (auto c = mesh.grouped.find(h); c != mesh.grouped.end()) {
+      peer_groups.emplace(h, c->second);
+    } else {
+      std::lock_guard g(mu_);
+      auto r = remotes_.find(h);
+      peer_groups.emplace(
+          h, r != remotes_.end() ? AnnouncedGroup(r->second.addresses) : "");
+    }
+  }
   stats_->SetMesh(mesh.self, mesh.group, peer_groups);
   std::map<PairKey, FabricStats::GroupedPair> grouped;
   for (const auto& [key, _] : wanted) {
@@ -389,11 +523,17 @@ void FabricEngine::Round() {
                                              mesh.detail.count(c->first) > 0});
   }
   stats_->SetGrouped(std::move(grouped));
-  for (const auto& [key, group] : wanted) {
-    if (stop_) return;
-    auto& s = links_[key];
-    s.group = group;
-    Probe(key, s);
+  // The live peers' pairs first (the pairs real traffic crosses), then the
+  // rest.
+  const std::set<std::string> live(mesh.live.begin(), mesh.live.end());
+  for (const bool first : {true, false}) {
+    for (const auto& [key, group] : wanted) {
+      if (stop_) return;
+      if ((live.count(key.pair.peer) > 0) != first) continue;
+      auto& s = links_[key];
+      s.group = group;
+      Probe(key, s);
+    }
   }
 }
 

@@ -23,6 +23,7 @@
 #include "collectors/fabric/exchange_client.h"
 #include "collectors/fabric/fabric_config.h"
 #include "collectors/fabric/fabric_stats.h"
+#include "collectors/fabric/live_peers.h"
 #include "collectors/fabric/mesh_schedule.h"
 #include "collectors/fabric/peer_sources.h"
 #include "collectors/fabric/probe_target.h"
@@ -45,6 +46,9 @@ struct EngineDeps {
   // This host's group (--collector.fabric.group), announced in
   // /fabric/addresses; empty: its first RDMA address's subnet.
   std::string group;
+  // This host's established rdma_cm connections (fabric.live_peers); unset:
+  // no live peers.
+  LiveReader live;
 };
 
 // The peer label value "self": probes between this host's own devices.
@@ -99,11 +103,19 @@ class FabricEngine {
     // they count per group), and the targets kept per pair too.
     std::map<std::string, std::string> grouped;
     std::set<std::string> detail;
+    // Live peers among the targets (probed first), in rank order.
+    std::vector<std::string> live;
   };
 
   void Loop();
   void Round();
   [[nodiscard]] MeshView Plan(const std::vector<DeviceAddress>& local);
+  // Reads the live connections every refresh interval and merges the live
+  // peers into this period's targets (live_peers.h).
+  void MergeLive(std::chrono::steady_clock::time_point now,
+                 const std::vector<DeviceAddress>& local, MeshView& mesh);
+  // The peer set and the live peers outside it (callers hold mu_).
+  [[nodiscard]] std::vector<PeerSpec> AllPeersLocked() const;
   void Exchange(std::chrono::steady_clock::time_point now,
                 const std::set<std::string>& hosts);
   [[nodiscard]] std::map<LinkKey, std::string> WantedLinks(
@@ -134,6 +146,8 @@ class FabricEngine {
   mutable std::mutex mu_;  // what the HTTP endpoints read
   std::vector<DeviceAddress> local_;
   std::vector<PeerSpec> peers_;
+  // Live peers outside the peer set, named by their address.
+  std::vector<PeerSpec> live_specs_;
   std::map<std::string, Remote> remotes_;
 
   std::map<LinkKey, LinkState> links_;  // engine thread only
@@ -142,6 +156,9 @@ class FabricEngine {
   std::vector<MeshMember> mesh_members_;
   std::unique_ptr<MeshSchedule> mesh_;
   std::set<std::string> exchanging_;
+  // Engine thread only: the connections of the last good live dump.
+  std::vector<LiveConnection> live_conns_;
+  std::chrono::steady_clock::time_point next_live_{};
   // One /probe round at a time; a request that finds one running waits for
   // it up to kProbeQueueWait (Prometheus scrapes several /probe targets of
   // one exporter at overlapping moments: refusing at once failed whichever

@@ -93,6 +93,19 @@ inline constexpr FamilyDesc kPeerGroup{
     "1 for each peer probed per pair (all of them below "
     "fabric.mesh.max_peers, else fabric.mesh.detail_peers of this host's "
     "group), labelled with the peer's group in the partial mesh."};
+inline constexpr FamilyDesc kLivePeers{
+    "rnic_fabric_live_peers", MetricType::Gauge, "",
+    "Hosts this host's established rdma_cm connections go to, in the last "
+    "dump (fabric.live_peers; the fabric probe's own connections and this "
+    "host's own addresses left out)."};
+inline constexpr FamilyDesc kLivePeersProbed{
+    "rnic_fabric_live_peers_probed", MetricType::Gauge, "",
+    "Live peers (rnic_fabric_live_peers) probed this round, first and per "
+    "pair: at most fabric.live_peers.max_peers, within the mesh's bounds."};
+inline constexpr FamilyDesc kLiveDumpFailures{
+    "rnic_fabric_live_peers_dump_failures_total", MetricType::Counter, "",
+    "Dumps of this host's rdma_cm connections (RDMA netlink RES_CM_ID_GET) "
+    "that failed; the live peers of the last good dump are kept."};
 inline constexpr FamilyDesc kResponderConnections{
     "rnic_fabric_responder_connections", MetricType::Gauge, "device",
     "Connections the responder holds open on this device."};
@@ -129,6 +142,9 @@ inline constexpr const FamilyDesc* kAll[] = {&kRtt,
                                              &kGroupOkRtt,
                                              &kMeshInfo,
                                              &kPeerGroup,
+                                             &kLivePeers,
+                                             &kLivePeersProbed,
+                                             &kLiveDumpFailures,
                                              &kResponderConnections,
                                              &kResponderAccepted,
                                              &kResponderRefused,

@@ -44,6 +44,12 @@ FabricStats::FabricStats(std::string group_by)
           Build(prometheus::BuildGauge(), families::kMeshInfo, *registry_)),
       peer_group_(
           Build(prometheus::BuildGauge(), families::kPeerGroup, *registry_)),
+      live_peers_(
+          Build(prometheus::BuildGauge(), families::kLivePeers, *registry_)),
+      live_probed_(Build(prometheus::BuildGauge(), families::kLivePeersProbed,
+                         *registry_)),
+      live_failures_(Build(prometheus::BuildCounter(),
+                           families::kLiveDumpFailures, *registry_)),
       responder_connections_(Build(prometheus::BuildGauge(),
                                    families::kResponderConnections,
                                    *registry_)),
@@ -242,6 +248,16 @@ void FabricStats::SetPeers(std::size_t peers, std::size_t pairs) {
 
 void FabricStats::SetScheduledPeers(std::size_t peers) {
   scheduled_.Add({}).Set(static_cast<double>(peers));
+}
+
+void FabricStats::SetLivePeers(std::size_t found, std::size_t probed) {
+  live_peers_.Add({}).Set(static_cast<double>(found));
+  live_probed_.Add({}).Set(static_cast<double>(probed));
+  live_failures_.Add({});
+}
+
+void FabricStats::RecordLiveDumpFailure() {
+  live_failures_.Add({}).Increment();
 }
 
 void FabricStats::SetGrouped(std::map<PairKey, GroupedPair> pairs) {

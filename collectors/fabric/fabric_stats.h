@@ -80,6 +80,11 @@ class FabricStats {
   void SetMesh(const std::string& host, const std::string& group,
                const std::map<std::string, std::string>& peer_groups);
 
+  // Live peers (fabric.live_peers): hosts found in the last dump and those
+  // probed this round; the series exist once the source has run.
+  void SetLivePeers(std::size_t found, std::size_t probed);
+  void RecordLiveDumpFailure();
+
   void SetResponderConnections(const std::string& dev, int n);
   void RecordAccepted(const std::string& dev);
   void RecordRefused(const std::string& dev, const std::string& reason);
@@ -150,6 +155,9 @@ class FabricStats {
   prometheus::Family<Counter>& group_ok_rtt_;
   prometheus::Family<Gauge>& mesh_info_;
   prometheus::Family<Gauge>& peer_group_;
+  prometheus::Family<Gauge>& live_peers_;
+  prometheus::Family<Gauge>& live_probed_;
+  prometheus::Family<Counter>& live_failures_;
   prometheus::Family<Gauge>& responder_connections_;
   prometheus::Family<Counter>& accepted_;
   prometheus::Family<Counter>& refused_;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "collectors/nl/cm_id_dump.h"
 #include "collectors/nl/rdma_source.h"
 #include "collectors/nl/transport.h"
 
@@ -39,12 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
   BytesTransport t(std::vector<std::uint8_t>(data + 1, data + size));
   RdmaNetlinkSource src(t);
   std::size_t sink = 0;
-  switch (data[0] % 14) {
+  switch (data[0] % 15) {
     case 0:
       if (auto r = src.Devices(); r.ok()) sink += r->size();
       break;
     case 1:
-      if (auto r = src.Ports(1, (data[0] / 14) & 1); r.ok()) sink += r->size();
+      if (auto r = src.Ports(1, (data[0] / 15) & 1); r.ok()) sink += r->size();
       break;
     case 2:
       if (auto r = src.PortStats(1, 1); r.ok()) sink += r->counters.size();
@@ -78,11 +79,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data,
     case 8:
       if (auto r = src.CounterValues(1, 1, 1); r.ok()) sink += r->size();
       break;
+    case 14:  // the rdma_cm IDs (the fabric probe's live peers)
+      (void)DumpCmIds(t, 1, [&](const CmIdEntry& e) {
+        sink +=
+            e.owner.kern_name.size() + e.port + (e.dst ? e.dst->ip.size() : 0);
+      });
+      break;
     default: {  // 9..13: the resource dumps
       static constexpr ResKind kKinds[] = {ResKind::kQp, ResKind::kCq,
                                            ResKind::kMr, ResKind::kPd,
                                            ResKind::kCtx};
-      const ResKind kind = kKinds[data[0] % 14 - 9];
+      const ResKind kind = kKinds[data[0] % 15 - 9];
       (void)src.DumpResources(kind, 1, [&](const ResEntry& e) {
         sink += e.owner.kern_name.size() + e.port;
       });

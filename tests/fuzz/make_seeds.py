@@ -52,6 +52,7 @@ NETLINK_CALLS = [
     (r"^RES_MR_GET", [11]),
     (r"^RES_PD_GET", [12]),
     (r"^RES_CTX_GET", [13]),
+    (r"^RES_CM_ID_GET", [14]),
 ]
 for p in files(os.path.join(FIX, "netlink")):
     if not p.endswith(".bin"):

@@ -1,11 +1,11 @@
 // rnic_netlink_recorder OUTDIR
 //
-// Runs one scrape of the netlink_stat and netlink_resource collectors
-// against the real kernel and writes the raw bytes of every reply to
-// OUTDIR/<request key>.bin (the files ReplayTransport loads), the comm of
-// every pid the replies name to OUTDIR/proc/<pid>/comm, and the resulting
-// metrics to OUTDIR/metrics.txt. Run it inside the Soft-RoCE VM to make
-// fixtures for tests/fixtures/netlink/.
+// Runs one scrape of the netlink_stat and netlink_resource collectors and
+// the rdma_cm ID dump of every device against the real kernel and writes the
+// raw bytes of every reply to OUTDIR/<request key>.bin (the files
+// ReplayTransport loads), the comm of every pid the replies name to
+// OUTDIR/proc/<pid>/comm, and the resulting metrics to OUTDIR/metrics.txt. Run
+// it inside the Soft-RoCE VM to make fixtures for tests/fixtures/netlink/.
 #include <prometheus/text_serializer.h>
 
 #include <chrono>
@@ -17,6 +17,7 @@
 
 #include "collectors/netlink/netlink_resource_collector.h"
 #include "collectors/netlink/netlink_stat_collector.h"
+#include "collectors/nl/cm_id_dump.h"
 #include "collectors/nl/kernel_transport.h"
 #include "collectors/nl/rdma_source.h"
 #include "collectors/nl/replay_transport.h"
@@ -72,6 +73,9 @@ std::set<std::uint32_t> RecordedPids(const fs::path& dir) {
         if (e.owner.pid) pids.insert(*e.owner.pid);
       });
     }
+    (void)DumpCmIds(*replay, dev.dev_index, [&](const CmIdEntry& e) {
+      if (e.owner.pid) pids.insert(*e.owner.pid);
+    });
     auto ports = src.Ports(dev.dev_index, num_ports[dev.dev_index]);
     if (!ports.ok()) continue;
     for (const auto& p : *ports) {
@@ -114,6 +118,14 @@ int main(int argc, char** argv) {
   if (!s1.ok()) std::cerr << "netlink_stat: " << s1.error().ToString() << "\n";
   if (!s2.ok())
     std::cerr << "netlink_resource: " << s2.error().ToString() << "\n";
+
+  // The rdma_cm IDs of every device (the fabric probe's live peers).
+  RdmaNetlinkSource src(*rec);
+  if (auto devs = src.Devices(); devs.ok()) {
+    for (const auto& d : *devs) {
+      (void)DumpCmIds(*rec, d.index, [](const CmIdEntry&) {});
+    }
+  }
 
   for (std::uint32_t pid : RecordedPids(dir)) {
     const fs::path src = fs::path("/proc") / std::to_string(pid) / "comm";

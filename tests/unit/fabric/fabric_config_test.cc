@@ -31,6 +31,8 @@ TEST(FabricConfigTest, AbsentSectionGivesDefaults) {
   EXPECT_EQ(r->mesh.representatives, 3);
   EXPECT_EQ(r->mesh.rotation, std::chrono::seconds(10));
   EXPECT_EQ(r->mesh.group_label, "tor");
+  EXPECT_FALSE(r->live_peers.enabled);
+  EXPECT_EQ(r->live_peers.max_peers, 8);
 }
 
 TEST(FabricConfigTest, FullSection) {
@@ -57,6 +59,7 @@ pairing: all
 intra_host: false
 group_by: tor
 mesh: {max_peers: 0, representatives: 2, rotation_period: 1m, group_label: rack}
+live_peers: {enabled: true, max_peers: 3}
 )"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   ASSERT_EQ(r->peers.size(), 3u);
@@ -78,6 +81,7 @@ mesh: {max_peers: 0, representatives: 2, rotation_period: 1m, group_label: rack}
   EXPECT_FALSE(r->intra_host);
   EXPECT_EQ(r->group_by, "tor");
   EXPECT_EQ(r->mesh, (MeshConfig{0, 2, std::chrono::minutes(1), "rack"}));
+  EXPECT_EQ(r->live_peers, (LivePeersConfig{true, 3}));
 }
 
 TEST(FabricConfigTest, ErrorsNameTheKey) {
@@ -116,6 +120,13 @@ TEST(FabricConfigTest, ErrorsNameTheKey) {
   EXPECT_EQ(ErrorOf("{mesh: {group_label: 'a-b'}}"),
             "fabric.mesh.group_label: must be a label name, not 'a-b'");
   EXPECT_EQ(ErrorOf("{mesh: {k: 1}}"), "fabric.mesh.k: unknown key");
+  EXPECT_EQ(ErrorOf("{live_peers: {max_peers: 0}}"),
+            "fabric.live_peers.max_peers: must be between 1 and 1024");
+  EXPECT_EQ(ErrorOf("{live_peers: {enabled: yes please}}"),
+            "fabric.live_peers.enabled: must be true or false, not 'yes "
+            "please'");
+  EXPECT_EQ(ErrorOf("{live_peers: {port: 1}}"),
+            "fabric.live_peers.port: unknown key");
   EXPECT_EQ(ErrorOf("{[a]: 1}").find("fabric: a key must be a plain name"), 0u);
 }
 

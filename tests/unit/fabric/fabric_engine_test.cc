@@ -5,6 +5,7 @@
 #include "collectors/fabric/fabric_engine.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -278,6 +279,158 @@ TEST(FabricEngineTest, GroupsOfUnlabelledPeersAreLearnedFromTheirAnswers) {
   EXPECT_EQ(asked.count("p0"), 0u);  // this host
   // Each once: a known group is not asked again within refresh_interval.
   for (const auto& [host, n] : asked) EXPECT_EQ(n, 1) << host;
+}
+
+// One sample of the stats' output: a gauge's or counter's value, or -1.
+double StatValue(const FabricStats& stats, const std::string& name) {
+  MetricSet out;
+  stats.AppendTo(out);
+  for (const auto& f : out.families()) {
+    if (f.name != name || f.metric.empty()) continue;
+    return f.type == prometheus::MetricType::Counter ? f.metric[0].counter.value
+                                                     : f.metric[0].gauge.value;
+  }
+  return -1;
+}
+
+// fabric.live_peers with no peer set: the hosts of this host's rdma_cm
+// connections (the probe's own left out) are asked for their addresses and
+// probed per pair, the most connected first within max_peers; a host whose
+// connections end leaves with its series; a failing dump costs the source
+// one counter and keeps the last good list.
+TEST(FabricEngineTest, LivePeersAreProbedAndLeaveWithTheirConnections) {
+  FabricConfig cfg;
+  cfg.live_peers.enabled = true;
+  cfg.live_peers.max_peers = 1;
+  cfg.refresh = std::chrono::milliseconds(1000);
+  cfg.interval = std::chrono::milliseconds(50);
+  cfg.connect_timeout = std::chrono::milliseconds(50);
+  cfg.backoff_initial = std::chrono::milliseconds(10);
+  cfg.backoff_max = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  auto stats = std::make_shared<FabricStats>();
+  std::mutex mu;
+  std::vector<LiveConnection> conns = {
+      {"192.0.2.1", 40000, "192.0.2.7", 7174, 1},
+      {"192.0.2.1", 40001, "192.0.2.9", 7174, 1},
+      {"192.0.2.1", 40002, "192.0.2.9", 7175, 1},
+      // The same host on its second rail, which it announces.
+      {"198.51.100.1", 40004, "198.51.100.9", 7174, 1},
+      // This process's own connection (any port): never a live peer.
+      {"192.0.2.1", 40003, "192.0.2.8", 7174,
+       static_cast<std::int64_t>(::getpid())}};
+  bool fail = false;
+  std::set<std::string> asked;
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.1", 24}};
+  };
+  deps.live = [&]() -> Result<std::vector<LiveConnection>> {
+    std::lock_guard g(mu);
+    if (fail) return Error{"rdma netlink: operation not permitted", EPERM};
+    return conns;
+  };
+  deps.http_get = [&](const std::string& host, int port, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    std::lock_guard g(mu);
+    asked.insert(host + ":" + std::to_string(port));
+    if (host == "192.0.2.9") {
+      return AddressesToJson(
+          {kDefaultPort,
+           "b9",
+           {{"mlx5_0", host, 24}, {"mlx5_1", "198.51.100.9", 24}}});
+    }
+    return AddressesToJson({kDefaultPort, "b7", {{"mlx5_0", host, 24}}});
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
+  engine.Start();
+  // 192.0.2.9 holds two connections: with max_peers 1 it is the one.
+  const PairKey nine{"mlx5_0", "192.0.2.9", "mlx5_0"};
+  ASSERT_TRUE(WaitFor([&] { return stats->PeerUp(nine).has_value(); }));
+  EXPECT_FALSE(stats->PeerUp({"mlx5_0", "192.0.2.7", "mlx5_0"}).has_value());
+  EXPECT_FALSE(stats->PeerUp({"mlx5_0", "192.0.2.8", "mlx5_0"}).has_value());
+  // Once 192.0.2.9 announced its second rail, its connection there counts
+  // for it: two hosts, not three.
+  ASSERT_TRUE(WaitFor(
+      [&] { return StatValue(*stats, "rnic_fabric_live_peers") == 2; }));
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_live_peers_probed"), 1);
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_peers"), 0);  // the peer set
+  {
+    std::lock_guard g(mu);
+    EXPECT_EQ(asked.count("192.0.2.9:9709"), 1u);
+    EXPECT_EQ(asked.count("192.0.2.8:9709"), 0u);
+    // The dump fails: counted, the last good list stays.
+    fail = true;
+  }
+  ASSERT_TRUE(WaitFor([&] {
+    return StatValue(*stats, "rnic_fabric_live_peers_dump_failures_total") >= 1;
+  }));
+  EXPECT_TRUE(stats->PeerUp(nine).has_value());
+  {
+    std::lock_guard g(mu);
+    fail = false;
+    conns.erase(conns.begin() + 1, conns.begin() + 4);  // 192.0.2.9 ends
+  }
+  // The next dump: 192.0.2.9 leaves with its series, 192.0.2.7 comes.
+  ASSERT_TRUE(WaitFor([&] { return !stats->PeerUp(nine).has_value(); }));
+  ASSERT_TRUE(WaitFor([&] {
+    return stats->PeerUp({"mlx5_0", "192.0.2.7", "mlx5_0"}).has_value();
+  }));
+  engine.Stop();
+}
+
+// In a partial mesh a live peer of the peer set takes the slot of the
+// period's other-group peer: the host probes as many peers as the schedule
+// planned, the live one per pair (counters, no histogram) and in its group.
+TEST(FabricEngineTest, PartialMeshLivePeerTakesTheOtherGroupSlot) {
+  FabricConfig cfg;
+  for (int g = 0; g < 4; ++g) {
+    for (int h = 0; h < 5; ++h) {
+      cfg.peers.push_back({"192.0.2." + std::to_string(10 + 5 * g + h),
+                           0,
+                           {{"tor", "t" + std::to_string(g)}}});
+    }
+  }
+  // 19 peers: 2 of the own group and 1 other per period.
+  cfg.mesh.max_peers = 6;
+  cfg.mesh.representatives = 1;
+  cfg.mesh.rotation = std::chrono::hours(24);
+  cfg.live_peers.enabled = true;
+  cfg.interval = std::chrono::milliseconds(50);
+  cfg.connect_timeout = std::chrono::milliseconds(50);
+  cfg.backoff_initial = std::chrono::milliseconds(10);
+  cfg.backoff_max = std::chrono::milliseconds(20);
+  cfg.cpu_budget_percent = 0;
+  auto stats = std::make_shared<FabricStats>();
+  EngineDeps deps;
+  deps.local = [] {
+    return std::vector<DeviceAddress>{{"mlx5_0", "192.0.2.10", 24}};
+  };
+  deps.self_names = [] { return std::set<std::string>{"192.0.2.10"}; };
+  deps.group = "t0";
+  deps.http_get = [&](const std::string& host, int, const std::string&,
+                      std::chrono::milliseconds) -> Result<std::string> {
+    return AddressesToJson({kDefaultPort, "", {{"mlx5_0", host, 24}}, ""});
+  };
+  // An application's two connections into group t2.
+  deps.live = []() -> Result<std::vector<LiveConnection>> {
+    return std::vector<LiveConnection>{
+        {"192.0.2.10", 40000, "192.0.2.23", 7174, 1},
+        {"192.0.2.10", 40001, "192.0.2.23", 7175, 1}};
+  };
+  FabricEngine engine(cfg, kDefaultPort, -1, stats, std::move(deps));
+  engine.Start();
+  const PairKey live{"mlx5_0", "192.0.2.23", "mlx5_0"};
+  ASSERT_TRUE(WaitFor([&] {
+    return stats->Probes(live, Operation::kSend, "not_connected") >= 2;
+  }));
+  engine.Stop();
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_live_peers"), 1);
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_live_peers_probed"), 1);
+  // 2 own-group peers and the live one in the other group's slot.
+  EXPECT_EQ(StatValue(*stats, "rnic_fabric_scheduled_peers"), 3);
+  EXPECT_FALSE(stats->Rtt(live, Operation::kSend, 64).has_value());
+  EXPECT_GE(stats->GroupProbes("t2", "not_connected"), 2);
 }
 
 // Without --collector.fabric.group a host announces no group: peers take

@@ -204,6 +204,8 @@ TEST(FabricStatsTest, EveryFamilyIsDeclaredWithItsLabels) {
   s.RecordProbes(kC, Operation::kSend, "ok");
   s.RecordRtts(kC, "", Operation::kSend, 64, one);
   s.SetMesh("node-self", "t0", {{"node-a", "t1"}});
+  s.SetLivePeers(2, 1);
+  s.RecordLiveDumpFailure();
   MetricSet set;
   s.AppendTo(set);
   std::size_t families = 0;
