@@ -85,14 +85,15 @@ class MeshSchedule {
   bool AppendNearPeers(const std::string& host, const Where& w,
                        std::uint64_t period, bool mirrored,
                        std::vector<std::string>* out) const;
-  // The member of group `to` at cross position q of a host of group `from`.
-  [[nodiscard]] std::size_t CrossGroup(std::size_t from, std::uint64_t q) const;
+  // The member of group `to` at cross position q of the host of rank
+  // `rank` in group `from`.
   [[nodiscard]] std::size_t CrossMember(std::size_t from, std::size_t to,
+                                        std::size_t rank,
                                         std::uint64_t q) const;
 
   std::vector<Group> groups_;  // ordered by a hash of the name
   std::vector<std::pair<std::string, Where>> index_;  // sorted by host
-  std::uint64_t representatives_ = 1;
+  std::uint64_t stride_ = 1;  // cross positions per lap of the other groups
   bool full_ = true;
 };
 
