@@ -8,16 +8,21 @@
 // trip measures both directions, so each pair of a group is probed once,
 // by one of its ends), and `representatives` hosts of every other group
 // per period, the other groups' share being spread over its own group's
-// hosts: host r of a group of m takes the cross-group positions
-// [r*c, (r+1)*c) of the group's window, c = ceil(k*(G-1)/m), so the group
-// as a whole reaches every other group k times a period. Each host walks
-// its own sequence of (group, member) positions one window per period, so
-// over (G-1)*max group size/c periods it reaches every host. Destination
-// members are offset by k times the source group's index, which spreads
-// the hosts probing into a group evenly over its members. The peers probed
-// are bounded by `max_peers` and, as every host is probed about as often
-// as it probes, the connections both ways by `max_connections`; below
-// max_peers every peer is probed every period.
+// hosts: each period a group takes a window of m*c positions of its
+// sequence, c = ceil(k*P/m), host r of the group every m-th position from
+// r, and position q targets other group q mod P (P, the stride, is the
+// least number at or above G-1 sharing no factor with a group's size, so
+// that every host reaches every group; positions past G-1 are holes). So
+// the group as a whole reaches every other group k times a period. A pair
+// of hosts in two groups is also probed by one of its ends only: host i
+// of group A takes the members j of group B with i + j + (A < B) even,
+// one more of them at each visit, so every host pair is probed within
+// ceil(m/2)*P/c periods. Two neighbouring source groups start at the same
+// member pair, which spreads the hosts probing into a group evenly over
+// its members. The peers probed are bounded by `max_peers` and, as every
+// host is probed about as often as it probes, the connections both ways
+// by `max_connections`; below max_peers every peer is probed every
+// period.
 #pragma once
 
 #include <cstdint>

@@ -45,7 +45,7 @@ struct Options {
   int representatives = 3;
   int max_connections = 64;
   int detail_peers = 8;
-  double rotation_s = 10;
+  double rotation_s = 8;
   // The probe's defaults: send and write, 5 ping-pongs each, every second.
   int operations = 2;
   int iterations = 5;
