@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 namespace rnic::fabric {
@@ -49,9 +50,20 @@ MeshSchedule::MeshSchedule(const std::vector<MeshMember>& members,
   const long n = static_cast<long>(index_.size());
   const long peers = bounds.max_peers;
   const long k = std::max(1, bounds.representatives);
-  representatives_ = static_cast<std::uint64_t>(k);
   full_ = peers <= 0 || n - 1 <= peers;
+  // Cross positions cycle through the other groups with this stride: the
+  // least at or above their number that shares no factor with a group's
+  // size, so that the positions each host takes (every m-th of its
+  // group's) reach every other group. Positions past the other groups
+  // are holes.
+  stride_ = std::max<std::uint64_t>(1, groups_.size() - 1);
+  while (std::any_of(groups_.begin(), groups_.end(), [&](const Group& g) {
+    return std::gcd<std::uint64_t>(stride_, g.members.size()) != 1;
+  })) {
+    ++stride_;
+  }
   const long other_groups = static_cast<long>(groups_.size()) - 1;
+  const long positions = other_groups > 0 ? static_cast<long>(stride_) : 0;
   // Per direction: a host is probed by about as many hosts as it probes;
   // an eighth of the bound is kept for the cross-group ones, whose spread
   // over a group's members is even only on average (rnic_fleet_sim checks
@@ -71,14 +83,14 @@ MeshSchedule::MeshSchedule(const std::vector<MeshMember>& members,
     // The next m/2 members: every pair of the group once.
     const long own_want = m / 2;
     // k hosts of every other group per period from the group as a whole.
-    long cross_want = other_groups > 0 ? (k * other_groups + m - 1) / m : 0;
+    long cross_want = (k * positions + m - 1) / m;
     cross_want = std::min(cross_want, n - m);
     long cross = cross_want;
     if (own_want + cross_want > budget) {
       // The other groups keep at least what reaches each of them once a
       // period (m * c >= G - 1), within half of the budget, or no group
       // pair would ever be probed.
-      const long reach = other_groups > 0 ? (other_groups + m - 1) / m : 0;
+      const long reach = (positions + m - 1) / m;
       cross = std::min(cross_want, std::max(budget - own_want,
                                             std::min(reach, (budget + 1) / 2)));
     }
@@ -95,19 +107,26 @@ const MeshSchedule::Where* MeshSchedule::Find(const std::string& host) const {
   return &it->second;
 }
 
-std::size_t MeshSchedule::CrossGroup(std::size_t from, std::uint64_t q) const {
-  const std::uint64_t g = groups_.size();
-  return static_cast<std::size_t>((from + 1 + q % (g - 1)) % g);
-}
-
 std::size_t MeshSchedule::CrossMember(std::size_t from, std::size_t to,
-                                      std::uint64_t q) const {
-  const std::uint64_t g = groups_.size();
-  // Offset by the source group times k: the k consecutive members each
-  // group reaches in `to` tile its members, so the hosts probing into a
-  // group spread evenly over its members.
-  return static_cast<std::size_t>((q / (g - 1) + from * representatives_) %
-                                  groups_[to].members.size());
+                                      std::size_t rank, std::uint64_t q) const {
+  const std::uint64_t m = groups_[to].members.size();
+  // A pair of hosts in two groups is probed by one of its ends only (a
+  // round trip measures both directions): host i of `from` takes the
+  // members j of `to` with i + j + (from < to) even, host j the others,
+  // so each host walks half of every other group.
+  const std::uint64_t parity = (rank + (from < to ? 1 : 0)) % 2;
+  const std::uint64_t share = (m - parity + 1) / 2;
+  // A group of one has no odd half: its member anyway (its pairs are
+  // probed from its side), so that every group pair stays probed.
+  if (share == 0) return 0;
+  // One step along the half per visit of this host to `to`, from an
+  // offset shared by two neighbouring source groups, whose hosts probing
+  // into `to` are neighbours in rank (of opposite parity, so j and j+1),
+  // and one member pair further for the next two: the hosts probing into
+  // a group spread evenly over its members.
+  const std::uint64_t visit = q / (stride_ * groups_[from].members.size());
+  const std::uint64_t offset = from / 2;
+  return static_cast<std::size_t>(parity + 2 * ((visit + offset) % share));
 }
 
 bool MeshSchedule::AppendNearPeers(const std::string& host, const Where& w,
@@ -169,11 +188,18 @@ std::vector<std::string> MeshSchedule::Targets(const std::string& host,
   }
   const Group& own = groups_[w->group];
   const std::uint64_t c = static_cast<std::uint64_t>(own.cross);
-  if (c > 0 && groups_.size() > 1) {
-    const std::uint64_t start = (period + w->rank) * c;
-    for (std::uint64_t q = start; q < start + c; ++q) {
-      const std::size_t to = CrossGroup(w->group, q);
-      out.push_back(groups_[to].members[CrossMember(w->group, to, q)]);
+  const std::uint64_t g = groups_.size();
+  if (c > 0 && g > 1) {
+    // The group's window of m * c positions moves on by itself every
+    // period; its host of rank r takes every m-th position from r.
+    const std::uint64_t m = own.members.size();
+    const std::uint64_t lo = period * m * c;
+    for (std::uint64_t s = 0; s < c; ++s) {
+      const std::uint64_t q = lo + w->rank + m * s;
+      const std::uint64_t off = q % stride_;
+      if (off >= g - 1) continue;  // a hole
+      const std::size_t to = static_cast<std::size_t>((w->group + 1 + off) % g);
+      out.push_back(groups_[to].members[CrossMember(w->group, to, w->rank, q)]);
     }
   }
   SortUnique(out);
@@ -195,14 +221,15 @@ std::vector<std::string> MeshSchedule::Sources(const std::string& host,
     if (c == 0) continue;
     // The positions of the source group's window that land in this
     // host's group, then those that land on this host.
+    const std::uint64_t m = src.members.size();
     const std::uint64_t t = (w->group + g - from - 1) % g;
-    const std::uint64_t lo = period * c;
-    const std::uint64_t hi = lo + src.members.size() * c;
-    const std::uint64_t step = g - 1;
-    for (std::uint64_t q = lo + (t + step - lo % step) % step; q < hi;
-         q += step) {
-      if (CrossMember(from, w->group, q) != w->rank) continue;
-      out.push_back(src.members[(q - lo) / c]);
+    const std::uint64_t lo = period * m * c;
+    const std::uint64_t hi = lo + m * c;
+    for (std::uint64_t q = lo + (t + stride_ - lo % stride_) % stride_; q < hi;
+         q += stride_) {
+      const std::size_t rank = static_cast<std::size_t>(q % m);
+      if (CrossMember(from, w->group, rank, q) != w->rank) continue;
+      out.push_back(src.members[rank]);
     }
   }
   SortUnique(out);

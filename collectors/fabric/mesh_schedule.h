@@ -8,16 +8,21 @@
 // trip measures both directions, so each pair of a group is probed once,
 // by one of its ends), and `representatives` hosts of every other group
 // per period, the other groups' share being spread over its own group's
-// hosts: host r of a group of m takes the cross-group positions
-// [r*c, (r+1)*c) of the group's window, c = ceil(k*(G-1)/m), so the group
-// as a whole reaches every other group k times a period. Each host walks
-// its own sequence of (group, member) positions one window per period, so
-// over (G-1)*max group size/c periods it reaches every host. Destination
-// members are offset by k times the source group's index, which spreads
-// the hosts probing into a group evenly over its members. The peers probed
-// are bounded by `max_peers` and, as every host is probed about as often
-// as it probes, the connections both ways by `max_connections`; below
-// max_peers every peer is probed every period.
+// hosts: each period a group takes a window of m*c positions of its
+// sequence, c = ceil(k*P/m), host r of the group every m-th position from
+// r, and position q targets other group q mod P (P, the stride, is the
+// least number at or above G-1 sharing no factor with a group's size, so
+// that every host reaches every group; positions past G-1 are holes). So
+// the group as a whole reaches every other group k times a period. A pair
+// of hosts in two groups is also probed by one of its ends only: host i
+// of group A takes the members j of group B with i + j + (A < B) even,
+// one more of them at each visit, so every host pair is probed within
+// ceil(m/2)*P/c periods. Two neighbouring source groups start at the same
+// member pair, which spreads the hosts probing into a group evenly over
+// its members. The peers probed are bounded by `max_peers` and, as every
+// host is probed about as often as it probes, the connections both ways
+// by `max_connections`; below max_peers every peer is probed every
+// period.
 #pragma once
 
 #include <cstdint>
@@ -85,14 +90,15 @@ class MeshSchedule {
   bool AppendNearPeers(const std::string& host, const Where& w,
                        std::uint64_t period, bool mirrored,
                        std::vector<std::string>* out) const;
-  // The member of group `to` at cross position q of a host of group `from`.
-  [[nodiscard]] std::size_t CrossGroup(std::size_t from, std::uint64_t q) const;
+  // The member of group `to` at cross position q of the host of rank
+  // `rank` in group `from`.
   [[nodiscard]] std::size_t CrossMember(std::size_t from, std::size_t to,
+                                        std::size_t rank,
                                         std::uint64_t q) const;
 
   std::vector<Group> groups_;  // ordered by a hash of the name
   std::vector<std::pair<std::string, Where>> index_;  // sorted by host
-  std::uint64_t representatives_ = 1;
+  std::uint64_t stride_ = 1;  // cross positions per lap of the other groups
   bool full_ = true;
 };
 

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,7 +47,7 @@ struct Options {
   int representatives = 3;
   int max_connections = 64;
   int detail_peers = 8;
-  double rotation_s = 10;
+  double rotation_s = 8;
   // The probe's defaults: send and write, 5 ping-pongs each, every second.
   int operations = 2;
   int iterations = 5;
@@ -166,8 +167,14 @@ int main(int argc, char** argv) {
 
   const std::size_t n = static_cast<std::size_t>(o.hosts);
   const std::size_t g = static_cast<std::size_t>(o.groups);
-  // Host pairs are unordered: a round trip measures both directions.
+  // Who probed whom (a * n + b: a probed b). A host pair is unordered, a
+  // round trip measuring both directions: it is covered once either end
+  // has probed the other.
   std::vector<bool> host_pair(n * n, false);
+  // Pairs of hosts in two groups probed from both ends: the schedule
+  // gives each such pair to one of its ends, so this stays 0 (groups of
+  // one aside).
+  std::size_t both_ends = 0;
   std::vector<bool> group_pair(g * g, false);
   std::size_t host_pairs_left = n * (n - 1) / 2;
   std::size_t group_pairs_left = g * (g - 1);
@@ -204,11 +211,13 @@ int main(int argc, char** argv) {
         out[a].push_back(b);
         groups_seen[a][static_cast<std::size_t>(group_of[b])] = true;
         in[b].push_back(static_cast<int>(a));
-        const std::size_t lo = std::min<std::size_t>(a, b);
-        const std::size_t hi = std::max<std::size_t>(a, b);
-        if (!host_pair[lo * n + hi]) {
-          host_pair[lo * n + hi] = true;
-          --host_pairs_left;
+        if (!host_pair[a * n + b]) {
+          host_pair[a * n + b] = true;
+          if (!host_pair[b * n + a]) {
+            --host_pairs_left;
+          } else if (group_of[a] != group_of[b]) {
+            ++both_ends;
+          }
         }
         const std::size_t gp = group_of[a] * g + group_of[b];
         if (group_of[a] != group_of[b]) {
@@ -347,19 +356,32 @@ int main(int argc, char** argv) {
     std::printf("every host pair probed after %llu periods (%.1f min)\n",
                 static_cast<unsigned long long>(periods_hosts),
                 static_cast<double>(periods_hosts) * o.rotation_s / 60);
+    std::printf("host pairs of two groups probed from both ends: %zu\n",
+                both_ends);
   } else {
     fail("not every host pair probed within " + std::to_string(limit) +
          " periods");
   }
   if (o.check && o.coverage && !s.Full()) {
-    // Every host pair within (G-1) x largest group / c periods, c the
-    // cross-group peers of a host; and in-degree bounded like out-degree.
+    // Every host pair within ceil(m/2) x P / c periods: each host walks
+    // half of every other group (of at most m hosts), visiting each once
+    // per P / c periods, P the stride of the cross positions (the least
+    // at or above G - 1 sharing no factor with a group's size), c the
+    // fewest cross-group peers of a host. And in-degree bounded like
+    // out-degree.
     const int m = (o.hosts + o.groups - 1) / o.groups;
-    const int c = std::max(1, s.Share(fleet[0].host).second);
+    const int m_low = o.hosts / o.groups;
+    int stride = std::max(1, o.groups - 1);
+    while (std::gcd(stride, m) != 1 || std::gcd(stride, m_low) != 1) ++stride;
+    int c = o.max_peers;
+    for (const auto& h : fleet) c = std::min(c, s.Share(h.host).second);
+    c = std::max(1, c);
     const std::uint64_t bound =
-        static_cast<std::uint64_t>((o.groups - 1) * m + c - 1) / c + 1;
+        static_cast<std::uint64_t>((m + 1) / 2 * stride + c - 1) / c + 1;
     if (periods_hosts == 0 || periods_hosts > bound)
       fail("host pairs took more than " + std::to_string(bound) + " periods");
+    if (both_ends > 0 && m_low > 1)
+      fail("host pairs of two groups probed from both ends");
     if (in_peers.max > 2 * out_peers.max)
       fail("a host is probed by more than twice the peers a host probes");
   }

@@ -29,7 +29,7 @@ TEST(FabricConfigTest, AbsentSectionGivesDefaults) {
   EXPECT_EQ(r->mesh, MeshConfig{});
   EXPECT_EQ(r->mesh.max_peers, 64);
   EXPECT_EQ(r->mesh.representatives, 3);
-  EXPECT_EQ(r->mesh.rotation, std::chrono::seconds(10));
+  EXPECT_EQ(r->mesh.rotation, std::chrono::seconds(8));
   EXPECT_EQ(r->mesh.group_label, "tor");
   EXPECT_FALSE(r->live_peers.enabled);
   EXPECT_EQ(r->live_peers.max_peers, 8);

@@ -1,7 +1,8 @@
 // The partial mesh: below the bounds every pair every period (as without
 // it); above them bounded per host (peers probed, connections both ways),
 // each pair of a group once a period, every group pair every period, every
-// host pair within (G-1) x group size / c periods, Sources the exact
+// host pair within half a group x P / c periods, each pair of hosts in two
+// groups probed by one end only, Sources the exact
 // inverse of Targets, and the same schedule whatever the input order.
 #include "collectors/fabric/mesh_schedule.h"
 
@@ -117,20 +118,55 @@ TEST(MeshScheduleTest, SourcesAreTheInverseOfTargets) {
 }
 
 TEST(MeshScheduleTest, EveryHostPairWithinTheCoveragePeriods) {
-  // 12 groups of 6, c = ceil(1*11/6) = 2 per host: every other host
-  // within 11 * 6 / 2 = 33 periods, probed by one end or the other (a
-  // round trip measures both directions).
-  const auto fleet = Fleet(12, 6);
-  MeshSchedule s(fleet, {8, 1});
-  ASSERT_FALSE(s.Full());
-  std::set<std::pair<std::string, std::string>> seen;
-  for (std::uint64_t period = 5000; period < 5033; ++period) {
-    for (const auto& m : fleet) {
-      for (const auto& peer : s.Targets(m.host, period))
-        seen.insert(std::minmax(m.host, peer));
+  // A round trip measures both directions, so a pair of hosts in two
+  // groups is probed by one of its ends only: each host walks half of
+  // every other group, visiting each once per P / c periods (P = 11, the
+  // other groups, sharing no factor with 5 or 6). 12 groups of 6, c =
+  // ceil(1*11/6) = 2 per host: every other host within ceil(3 * 11 / 2) =
+  // 17 periods. Groups of 5 and 6 (halves of at most 3): the same bound.
+  auto uneven = Fleet(12, 6);
+  std::erase_if(uneven, [](const MeshMember& m) {
+    return m.host.ends_with("-h5") && m.group < "tor6";
+  });
+  for (const auto& fleet : {Fleet(12, 6), uneven}) {
+    const auto group = GroupOf(fleet);
+    MeshSchedule s(fleet, {8, 1});
+    ASSERT_FALSE(s.Full());
+    std::set<std::pair<std::string, std::string>> probed;  // (from, to)
+    for (std::uint64_t period = 5000; period < 5017; ++period) {
+      for (const auto& m : fleet) {
+        for (const auto& peer : s.Targets(m.host, period))
+          probed.insert({m.host, peer});
+      }
     }
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto& [a, b] : probed) {
+      seen.insert(std::minmax(a, b));
+      if (group.at(a) != group.at(b)) {
+        EXPECT_EQ(probed.count({b, a}), 0u) << a << " and " << b;
+      }
+    }
+    EXPECT_EQ(seen.size(), fleet.size() * (fleet.size() - 1) / 2);
   }
-  EXPECT_EQ(seen.size(), 72u * 71u / 2u);
+}
+
+TEST(MeshScheduleTest, HostsProbingIntoAGroupSpreadOverItsMembers) {
+  // 320 groups of 32 at most 28 peers a direction: each group probes 12
+  // a host into the others, 384 probes a period spread over the 319
+  // other groups; into a group of 32 about 12 a member.
+  const auto fleet = Fleet(320, 32);
+  MeshSchedule s(fleet, {64, 3, 64});
+  ASSERT_EQ(s.Share("g0-h0"), (std::pair{16, 12}));
+  std::map<std::string, int> in;
+  for (const auto& m : fleet) {
+    for (const auto& peer : s.Targets(m.host, 176470000))
+      if (peer.substr(0, peer.find('-')) != m.host.substr(0, m.host.find('-')))
+        ++in[peer];
+  }
+  for (const auto& m : fleet) {
+    EXPECT_GE(in[m.host], 10) << m.host;
+    EXPECT_LE(in[m.host], 14) << m.host;
+  }
 }
 
 TEST(MeshScheduleTest, AGroupLargerThanTheBoundRotatesWithinItself) {
