@@ -128,11 +128,11 @@ int main(int argc, char** argv) {
   }
 
   for (std::uint32_t pid : RecordedPids(dir)) {
-    const fs::path src = fs::path("/proc") / std::to_string(pid) / "comm";
+    const fs::path comm_path = fs::path("/proc") / std::to_string(pid) / "comm";
     const fs::path dst = dir / "proc" / std::to_string(pid);
     fs::create_directories(dst);
     // procfs files report size 0, so copy by reading, not fs::copy_file.
-    std::ifstream in(src);
+    std::ifstream in(comm_path);
     std::string comm;
     if (in && std::getline(in, comm))
       std::ofstream(dst / "comm") << comm << "\n";

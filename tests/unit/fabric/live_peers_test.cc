@@ -151,7 +151,9 @@ TEST(LivePeersTest, RealDumpYieldsTheApplicationsPeerOnly) {
   s = SelectLivePeers(*conns, LiveExclusions{}, {}, 8);
   EXPECT_EQ(s.peers[0].connections, 4);
   for (const auto& c : *conns) {
-    if (c.pid == holder) EXPECT_EQ(c.remote_port, 7174);
+    if (c.pid == holder) {
+      EXPECT_EQ(c.remote_port, 7174);
+    }
   }
   // The server announced 10.0.3.1: the peer set's name for it.
   s = SelectLivePeers(*conns, by_thread, {{"10.0.3.1", "server"}}, 8);
