@@ -16,9 +16,17 @@ state() {
   for t in qp cq mr pd ctx; do
     printf '%s=%s ' $t "$(rdma res show $t 2>/dev/null | grep -c -E 'comm (rnic_exporter|rnic-probe)')"
   done
-  printf 'fds=%s threads=%s' "$(own_fds | wc -l)" \
-    "$(awk '/^Threads:/ { print $2 }' /proc/$EXPORTER_PID/status)"
+  printf 'fds=%s threads=%s' "$(own_fds | wc -l)" "$(fixed_threads)"
 }
+# Threads other than the on-demand pools. The HTTP and collection pools start
+# a thread when a request or a collector pass finds none idle (two scrapes at
+# once, a collector past its parallel deadline) and keep it, up to a bound:
+# that is growth by design, checked against the bound below, not a leak.
+pool_re='^(rnic-scrape|rnic-http|rnic-collect)$'
+fixed_threads() {
+  cat /proc/$EXPORTER_PID/task/*/comm 2>/dev/null | grep -cvE "$pool_re"
+}
+
 # The exporter's descriptors, less its TCP connections: those belong to the
 # scrapers. The harness's Prometheus (1 s interval and timeout) drops its
 # kept-alive connection whenever a scrape under TCG runs past 1 s and opens a
@@ -61,6 +69,7 @@ start_exporter --collector.disable-defaults --collector.probe \
 wait_rounds 100 120
 s0=$(stable_state); r0=$(rounds)
 own_fds >"$VMOUT/fds-start.txt"
+sort /proc/$EXPORTER_PID/task/*/comm >"$VMOUT/threads-start.txt"
 say "after $r0 rounds: $s0 (RSS $(awk '/^VmRSS:/ { print $2 }' /proc/$EXPORTER_PID/status) kB)"
 # Flat is only worth checking if the probe's objects are found at all.
 case "$s0" in qp=2\ cq=2\ mr=2\ pd=2\ ctx=1\ *) ;; *) fail "probe objects not found in rdma resource: $s0" ;; esac
@@ -81,9 +90,18 @@ cp $M "$VMOUT/metrics-final.prom"
 echo "rounds $r0: $s0" >"$VMOUT/resources.txt"
 echo "rounds $r1: $s1" >>"$VMOUT/resources.txt"
 own_fds >"$VMOUT/fds-end.txt"
+sort /proc/$EXPORTER_PID/task/*/comm >"$VMOUT/threads-end.txt"
 [ "$s1" = "$s0" ] || {
   diff "$VMOUT/fds-start.txt" "$VMOUT/fds-end.txt" | grep '^[<>]'
+  diff "$VMOUT/threads-start.txt" "$VMOUT/threads-end.txt" | grep '^[<>]'
 }
+# Each pool within its bound: scrapes --web.max-requests (10) + 8 spare,
+# light requests 2, collection one per collector (2 here) plus one.
+pool_count() { grep -cx "$1" /proc/$EXPORTER_PID/task/*/comm | awk -F: '{ n += $2 } END { print n + 0 }'; }
+ps=$(pool_count rnic-scrape); ph=$(pool_count rnic-http); pc=$(pool_count rnic-collect)
+say "pool threads: rnic-scrape $ps, rnic-http $ph, rnic-collect $pc"
+[ "$ps" -le 18 ] && [ "$ph" -le 2 ] && [ "$pc" -le 3 ] ||
+  fail "an on-demand pool is past its bound: scrape $ps/18, http $ph/2, collect $pc/3"
 [ "$s1" = "$s0" ] || fail "resources changed over $((${r1%.*} - ${r0%.*})) rounds: '$s0' -> '$s1'"
 awk -v a="$(val rnic_probe_rebuilds_total)" 'BEGIN { exit !(a >= 1) }' || fail "the GID change did not cause a rebuild"
 # rxe has no per-QP counters: the STAT_SET bind (through the shared netlink
