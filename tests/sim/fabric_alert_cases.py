@@ -278,7 +278,11 @@ def document():
             ([("src_group", "a"), ("dst_group", "c")],
              path_desc(6, "a", "c")),
             ([("src_group", "c"), ("dst_group", "a")],
-             path_desc(6, "c", "a"))]})
+             path_desc(6, "c", "a"))]},
+        samples=[
+            # A path fails no pair of a group's own hosts.
+            ('sum(dst_group:rnic_fabric_own_pairs_failing:count)', '{}', 0),
+        ])
     out += case(
         "A single bad pair (a1 to b1) names nothing",
         lambda s, d, r: (s, d) == ("a1", "b1"), {},
@@ -380,6 +384,11 @@ def document():
              'dst_group="a"}', 1),
             ('dst_group:rnic_fabric_peers_failing:ratio{dst_group="a"}',
              '{dst_group="a"}', 0.25),
+            # Its own group's pairs with it (a1 to a2, a2 to a3 and a4)
+            # keep a path to or from a from being named.
+            ('dst_group:rnic_fabric_own_pairs_failing:count{dst_group="a"}',
+             '{dst_group="a"}', 3),
+            ('sum(dst_group:rnic_fabric_own_pairs_failing:count)', '{}', 3),
         ])
     return out
 

@@ -163,6 +163,12 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     }
     e.all = std::max(e.all, all / rails);
   }
+  // Groups with a pair of their own hosts failing at all: never a path's.
+  std::set<int> own_failing;
+  for (const auto& [ends, e] : undirected) {
+    if (grp[ends.first] == grp[ends.second] && e.all > t_.source)
+      own_failing.insert(grp[ends.first]);
+  }
   std::map<int, double> peer_sum;
   std::map<int, int> peer_failing;
   std::map<std::pair<int, int>, double> link_sum;
@@ -252,7 +258,8 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
       continue;
     if (out.tors.count(static_cast<int>(s)) ||
         out.tors.count(static_cast<int>(d)) || host_groups.count(s) ||
-        host_groups.count(d))
+        host_groups.count(d) || own_failing.count(static_cast<int>(s)) ||
+        own_failing.count(static_cast<int>(d)))
       continue;
     out.paths.insert({static_cast<int>(s), static_cast<int>(d)});
   }
