@@ -537,6 +537,10 @@ int main(int argc, char** argv) {
       if (kind != FaultKind::kPair && t.named * 100 < t.injected * 95)
         fail(std::string(rnic::sim::FaultName(kind)) +
              " named in less than 95 % of the faults");
+      if (kind != FaultKind::kPair && t.in_time * 100 < t.injected * 95)
+        fail(std::string(rnic::sim::FaultName(kind)) +
+             " named within 3 rotation periods in less than 95 % of the "
+             "faults");
     }
     if (all > 0) {
       std::printf(

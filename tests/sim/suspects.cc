@@ -163,6 +163,12 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     }
     e.all = std::max(e.all, all / rails);
   }
+  // Groups with a pair of their own hosts failing at all: never a path's.
+  std::set<int> own_failing;
+  for (const auto& [ends, e] : undirected) {
+    if (grp[ends.first] == grp[ends.second] && e.all > t_.source)
+      own_failing.insert(grp[ends.first]);
+  }
   std::map<int, double> peer_sum;
   std::map<int, int> peer_failing;
   std::map<std::pair<int, int>, double> link_sum;
@@ -213,24 +219,22 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     gg_sum[k] += r;
     if (r > t_.failing) ++gg_hosts_bad[k];
   }
-  // Per source group the destination groups it sees fail at all, and per
-  // destination group the source groups: a path is one group pair, a ToR
-  // or a host fails towards many.
-  std::map<std::size_t, int> src_failing;
+  // Per group the other groups it fails with at all, either way: a path
+  // is one group pair; a ToR's own hosts probe every group each period.
   std::map<std::size_t, int> dst_failing;
-  std::map<std::size_t, int> src_spread;
-  std::map<std::size_t, int> dst_spread;
+  std::map<std::size_t, std::set<std::size_t>> failing_with;
   std::set<std::size_t> failing_pairs;
   for (const auto& [k, sum] : gg_sum) {
     const double r = sum / group_pair_hosts_[k];
-    if (r > t_.source) {
-      ++src_spread[k / groups];
-      ++dst_spread[k % groups];
+    const std::size_t s = k / groups;
+    const std::size_t d = k % groups;
+    if (r > t_.source && s != d) {
+      failing_with[s].insert(d);
+      failing_with[d].insert(s);
     }
     if (r > t_.failing) {
       failing_pairs.insert(k);
-      ++src_failing[k / groups];
-      ++dst_failing[k % groups];
+      ++dst_failing[d];
     }
   }
   // A suspect host explains its group's failures (in a small group one
@@ -249,11 +253,13 @@ Suspects Evaluator::Evaluate(const Fault& fault, double fail_s) const {
     if (s == d ||
         gg_hosts_bad[k] + gg_hosts_bad[d * groups + s] < t_.path_hosts)
       continue;
-    if (src_spread[s] > t_.path_spread || dst_spread[d] > t_.path_spread)
+    if (failing_with[s].size() > static_cast<std::size_t>(t_.path_spread) ||
+        failing_with[d].size() > static_cast<std::size_t>(t_.path_spread))
       continue;
     if (out.tors.count(static_cast<int>(s)) ||
         out.tors.count(static_cast<int>(d)) || host_groups.count(s) ||
-        host_groups.count(d))
+        host_groups.count(d) || own_failing.count(static_cast<int>(s)) ||
+        own_failing.count(static_cast<int>(d)))
       continue;
     out.paths.insert({static_cast<int>(s), static_cast<int>(d)});
   }

@@ -22,7 +22,7 @@ struct Thresholds {
   double source = 0.05;   // a source that sees a peer fail at all
   int host_sources = 3;   // sources that must see a host or link fail
   int path_hosts = 2;     // hosts failing between the two groups, both ways
-  int path_spread = 2;    // at most this many failing groups at either end
+  int path_spread = 1;    // groups either end fails with, either way
 };
 
 // The suspect alerts' `for:` and their group's evaluation interval (the
@@ -33,7 +33,7 @@ struct Holds {
   double host_s = 10;
   double link_s = 10;
   double tor_s = 10;
-  double path_s = 20;
+  double path_s = 10;
 };
 
 struct SimFleet {
