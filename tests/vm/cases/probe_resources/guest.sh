@@ -23,9 +23,8 @@ state() {
 # once, a collector past its parallel deadline) and keep it, up to a bound:
 # that is growth by design, checked against the bound below, not a leak.
 pool_re='^(rnic-scrape|rnic-http|rnic-collect)$'
-fixed_threads() {
-  cat /proc/$EXPORTER_PID/task/*/comm 2>/dev/null | grep -cvE "$pool_re"
-}
+thread_names() { cat /proc/$EXPORTER_PID/task/*/comm 2>/dev/null; }
+fixed_threads() { thread_names | grep -cvE "$pool_re"; }
 
 # The exporter's descriptors, less its TCP connections: those belong to the
 # scrapers. The harness's Prometheus (1 s interval and timeout) drops its
@@ -69,7 +68,7 @@ start_exporter --collector.disable-defaults --collector.probe \
 wait_rounds 100 120
 s0=$(stable_state); r0=$(rounds)
 own_fds >"$VMOUT/fds-start.txt"
-sort /proc/$EXPORTER_PID/task/*/comm >"$VMOUT/threads-start.txt"
+thread_names | sort >"$VMOUT/threads-start.txt"
 say "after $r0 rounds: $s0 (RSS $(awk '/^VmRSS:/ { print $2 }' /proc/$EXPORTER_PID/status) kB)"
 # Flat is only worth checking if the probe's objects are found at all.
 case "$s0" in qp=2\ cq=2\ mr=2\ pd=2\ ctx=1\ *) ;; *) fail "probe objects not found in rdma resource: $s0" ;; esac
@@ -90,14 +89,14 @@ cp $M "$VMOUT/metrics-final.prom"
 echo "rounds $r0: $s0" >"$VMOUT/resources.txt"
 echo "rounds $r1: $s1" >>"$VMOUT/resources.txt"
 own_fds >"$VMOUT/fds-end.txt"
-sort /proc/$EXPORTER_PID/task/*/comm >"$VMOUT/threads-end.txt"
+thread_names | sort >"$VMOUT/threads-end.txt"
 [ "$s1" = "$s0" ] || {
   diff "$VMOUT/fds-start.txt" "$VMOUT/fds-end.txt" | grep '^[<>]'
   diff "$VMOUT/threads-start.txt" "$VMOUT/threads-end.txt" | grep '^[<>]'
 }
 # Each pool within its bound: scrapes --web.max-requests (10) + 8 spare,
 # light requests 2, collection one per collector (2 here) plus one.
-pool_count() { grep -cx "$1" /proc/$EXPORTER_PID/task/*/comm | awk -F: '{ n += $2 } END { print n + 0 }'; }
+pool_count() { thread_names | grep -cx "$1"; }
 ps=$(pool_count rnic-scrape); ph=$(pool_count rnic-http); pc=$(pool_count rnic-collect)
 say "pool threads: rnic-scrape $ps, rnic-http $ph, rnic-collect $pc"
 [ "$ps" -le 18 ] && [ "$ph" -le 2 ] && [ "$pc" -le 3 ] ||
