@@ -328,10 +328,12 @@ void FabricEngine::MergeLive(Clock::time_point now,
     } else {
       log_.Clear("live");
       live_conns_ = std::move(*conns);
+      // The threads that own this process's IDs are those alive at the dump.
+      live_own_tids_ = OwnThreadIds();
     }
   }
   LiveExclusions ex;
-  ex.own_pids = OwnThreadIds();
+  ex.own_pids = live_own_tids_;
   ex.fabric_port = port_;
   if (deps_.self_names) ex.own_ips = deps_.self_names();
   for (const auto& a : local) ex.own_ips.insert(a.ip);

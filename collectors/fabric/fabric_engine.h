@@ -158,6 +158,7 @@ class FabricEngine {
   std::set<std::string> exchanging_;
   // Engine thread only: the connections of the last good live dump.
   std::vector<LiveConnection> live_conns_;
+  std::set<std::int64_t> live_own_tids_;  // at the dump of live_conns_
   std::chrono::steady_clock::time_point next_live_{};
   // One /probe round at a time; a request that finds one running waits for
   // it up to kProbeQueueWait (Prometheus scrapes several /probe targets of
