@@ -9,6 +9,7 @@
 
 #include "collectors/fabric/fabric_families.h"
 #include "collectors/probing/cpu_pacer.h"
+#include "collectors/probing/round_schedule.h"
 
 namespace rnic::fabric {
 namespace {
@@ -90,6 +91,7 @@ void FabricEngine::Loop() {
   // As the loopback probe paces its rounds (probe_engine.cc).
   const double share = cfg_.cpu_budget_percent / 100.0;
   probe::CpuPacer pacer(share, share * 10.0, 30.0);
+  probe::RoundSchedule schedule(cfg_.interval);
   double cpu_last = probe::ThreadCpuSeconds();
   double total_last = stats_->CpuSeconds();
   auto wall_last = Clock::now();
@@ -109,7 +111,7 @@ void FabricEngine::Loop() {
                          total - total_last);
     total_last = total;
     wall_last = now;
-    auto next = start + cfg_.interval;
+    auto next = start + schedule.NextGap();
     if (now + pace > next) {
       stats_->AddBudgetDelay(
           std::chrono::duration<double>(now + pace - next).count());

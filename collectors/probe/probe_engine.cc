@@ -7,6 +7,7 @@
 
 #include "collectors/probe/device_session.h"
 #include "collectors/probing/cpu_pacer.h"
+#include "collectors/probing/round_schedule.h"
 
 namespace rnic::probe {
 namespace {}  // namespace
@@ -103,6 +104,7 @@ void ProbeEngine::Loop() {
   // a round costs more than that much budget, stale probe metrics would
   // be worse than a probe over its budget.
   CpuPacer pacer(round_share, round_share * 10.0, 30.0);
+  RoundSchedule schedule(cfg_.interval);
   stats_->SetCpuBudget(share);
   double cpu0 = ThreadCpuSeconds();
   auto next = std::chrono::steady_clock::now();
@@ -114,9 +116,9 @@ void ProbeEngine::Loop() {
     const double cpu1 = ThreadCpuSeconds();
     stats_->AddCpuSeconds(cpu1 - cpu0);
     cpu0 = cpu1;
-    // Fixed-rate schedule; after an overlong round, start the next one
-    // right away but never try to catch up with a burst.
-    next += cfg_.interval;
+    // After an overlong round, start the next one right away but never
+    // try to catch up with a burst.
+    next += schedule.NextGap();
     const auto now = std::chrono::steady_clock::now();
     if (next < now) next = now;
     // Every probe thread's CPU (responders, event threads) since the last

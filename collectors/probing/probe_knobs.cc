@@ -17,7 +17,7 @@ const config::KeyDef<bool>& Enabled() {
 const config::KeyDef<milliseconds>& Interval() {
   static const config::KeyDef<milliseconds> k{
       "interval", config::Duration(milliseconds(10), std::chrono::hours(1)),
-      "time between round starts"};
+      "mean time between round starts (each gap drawn from 0.5-1.5 times it)"};
   return k;
 }
 
