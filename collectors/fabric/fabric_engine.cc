@@ -586,23 +586,29 @@ void FabricEngine::Probe(const LinkKey& key, LinkState& s) {
     s.backoff = std::chrono::milliseconds(0);
     stats_->RecordConnected(key.pair, UnixNow());
   }
-  bool ok = true;
+  // A ping that failed counts as that operation's probe; true: it came back.
+  auto answered = [&](probe::Operation op, const PingResult& r) {
+    if (r.kind == PingResult::Kind::kOk) return true;
+    if (r.kind == PingResult::Kind::kTimeout) {
+      stats_->RecordProbes(key.pair, op, "timeout");
+    } else {
+      stats_->RecordCompletionError(key.pair, op, r.status);
+      stats_->RecordProbes(key.pair, op, "completion_error");
+    }
+    return false;
+  };
+  const auto first = cfg_.operations.front();
+  bool ok = answered(
+      first, s.link->WarmUp(first, cfg_.sizes.front(), cfg_.op_timeout));
   for (auto op : cfg_.operations) {
+    if (!ok) break;
     for (auto size : cfg_.sizes) {
       std::vector<double> rtts;
       rtts.reserve(static_cast<std::size_t>(cfg_.iterations));
       for (int i = 0; i < cfg_.iterations && ok; ++i) {
         const auto r = s.link->Ping(op, size, cfg_.op_timeout);
-        if (r.kind == PingResult::Kind::kOk) {
-          rtts.push_back(r.seconds);
-        } else if (r.kind == PingResult::Kind::kTimeout) {
-          stats_->RecordProbes(key.pair, op, "timeout");
-          ok = false;
-        } else {
-          stats_->RecordCompletionError(key.pair, op, r.status);
-          stats_->RecordProbes(key.pair, op, "completion_error");
-          ok = false;
-        }
+        ok = answered(op, r);
+        if (ok) rtts.push_back(r.seconds);
       }
       if (!rtts.empty()) {
         stats_->RecordRtts(key.pair, s.group, op, size, rtts);
@@ -709,6 +715,10 @@ EndpointReply FabricEngine::ProbeOnce(const EndpointRequest& req) {
     }
     ConnectFailure failure;
     auto link = RcLink::Connect(spec, failure);
+    if (link &&
+        link->WarmUp(ops.front(), cfg_.sizes.front(), cfg_.op_timeout).kind !=
+            PingResult::Kind::kOk)
+      link.reset();
     for (auto op : ops) {
       double sum = 0;
       double min = 0;
