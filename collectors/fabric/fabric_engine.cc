@@ -616,7 +616,6 @@ void FabricEngine::Probe(const LinkKey& key, LinkState& s) {
       }
       if (!ok) break;
     }
-    if (!ok) break;
   }
   stats_->SetPeerUp(key.pair, ok);
   // A failed link is in an unknown state: connect again next round.
